@@ -1,0 +1,187 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Message } from '../messages/types.ts';
+import { validate } from '../messages/validate.ts';
+import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import { buildConversation } from '../test/build-conversation.ts';
+import { createMockTokenCounter } from '../test/mock-token-counter.ts';
+import { compact, MAX_CONSECUTIVE_CANCELS } from './compact.ts';
+import type { CompactionEvent } from './types.ts';
+
+const counter = createMockTokenCounter();
+
+function agentRun(rounds: number): Message[] {
+  const builder = buildConversation()
+    .system('You are a coding agent.')
+    .user('Fix the failing test in src/app.ts');
+  for (let i = 0; i < rounds; i++) {
+    builder.assistant(`Step ${i}: reading file ${i} to understand the failure in detail.`).toolRound([
+      {
+        name: 'Read',
+        args: { file_path: `src/file${i}.ts` },
+        result: `export const v${i} = ${i};\n`.repeat(60),
+      },
+      {
+        name: 'Bash',
+        args: { command: `npm test -- file${i}` },
+        result: `FAIL src/file${i}.test.ts\nError: expected ${i}\n`.repeat(8),
+      },
+    ]);
+  }
+  return builder.user('Thanks, now run the whole test suite').build();
+}
+
+const options = { counter, window: 8000, responseReserve: 1000 } as const;
+
+describe('compact (RT-1)', () => {
+  it('leaves a conversation below the triggers untouched', async () => {
+    const messages = agentRun(2);
+    const result = await compact(messages, options);
+    expect(result.messages).toBe(messages);
+    expect(result.report).toMatchObject({ compacted: false, reason: expect.stringContaining('below floor') });
+  });
+
+  it('compacts to the target when a trigger fires: fits, validates, keeps the goal and the latest turn', async () => {
+    const messages = agentRun(20);
+    const frozen = structuredClone(messages);
+    const { messages: out, report } = await compact(messages, options);
+    expect(report.compacted).toBe(true);
+    expect(report.trigger).toBe('overflow');
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
+    expect(report.tokensAfter).toBe(counter.count(out).total);
+    expect(validate(out)).toEqual([]);
+    expect(out[0]).toBe(messages[0]);
+    expect(out[1]).toBe(messages[1]);
+    expect(out.at(-1)).toBe(messages.at(-1));
+    expect(messages).toEqual(frozen);
+    expect(report.stages.map((stage) => stage.stage)).toContain('summarize');
+    expect(report.summary?.ledger.filesRead).toContain('src/file0.ts');
+    expect(report.summary?.ledger.commands).toContain('npm test -- file0');
+  });
+
+  it('is deterministic without an LLM', async () => {
+    const messages = agentRun(20);
+    const a = await compact(messages, options);
+    const b = await compact(messages, options);
+    expect(b).toEqual(a);
+  });
+
+  it('places the summary as a system message for OpenAI and a user turn for Anthropic (SUM-7)', async () => {
+    const messages = agentRun(20);
+    for (const [provider, role] of [
+      ['openai', 'system'],
+      ['anthropic', 'user'],
+    ] as const) {
+      const { messages: out } = await compact(messages, { ...options, provider });
+      const summary = out.find((m) => chatfoldMetadata(m)?.transform === 'summary');
+      expect(summary?.role).toBe(role);
+      expect(validate(out, { provider })).toEqual([]);
+    }
+  });
+
+  it('runs beforeCompact/afterCompact hooks and emits start and end events (HK-1..3)', async () => {
+    const events: CompactionEvent['type'][] = [];
+    const afterCompact = vi.fn();
+    const { report } = await compact(agentRun(20), {
+      ...options,
+      mode: 'manual',
+      hooks: {
+        beforeCompact: () => ({
+          customSummary: 'The user wants the failing test fixed; files 0-19 were read.',
+        }),
+        afterCompact,
+      },
+      onEvent: (event) => events.push(event.type),
+    });
+    expect(report.summary?.text).toBe('The user wants the failing test fixed; files 0-19 were read.');
+    expect(afterCompact).toHaveBeenCalledWith(report);
+    expect(events).toEqual(['compaction-start', 'compaction-end']);
+  });
+
+  it('honours cancel, but not on overflow and not more than the cap in a row', async () => {
+    const small = agentRun(8);
+    const hooks = { beforeCompact: () => ({ cancel: true }) };
+    const manual = { ...options, window: 100_000, mode: 'manual' as const, hooks };
+    for (let i = 0; i < MAX_CONSECUTIVE_CANCELS; i++) {
+      expect((await compact(small, manual)).report.cancelled).toBe(true);
+    }
+    const forced = await compact(small, manual);
+    expect(forced.report.cancelled).toBe(false);
+    expect(forced.report.warnings.join()).toMatch(/cancelled more than/);
+    const overflow = await compact(agentRun(20), {
+      ...options,
+      hooks: { beforeCompact: () => ({ cancel: true }) },
+    });
+    expect(overflow.report.compacted).toBe(true);
+    expect(overflow.report.warnings.join()).toMatch(/ignored/);
+  });
+
+  it('falls back to the extractive summary when the LLM summarizer fails (RT-4)', async () => {
+    const { report } = await compact(agentRun(20), {
+      ...options,
+      summarizer: async () => {
+        throw new Error('503 upstream unavailable');
+      },
+    });
+    expect(report.stages.find((s) => s.stage === 'summarize')?.notes.join()).toMatch(
+      /fell back to extractive: summarizer failed: 503/,
+    );
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
+  });
+
+  it('uses an LLM summary and passes it the structured prompt with the ledger', async () => {
+    let prompt = '';
+    const { report } = await compact(agentRun(20), {
+      ...options,
+      summarizer: async (request) => {
+        prompt = request.prompt.user;
+        return 'The agent read files 0-19 and ran their tests; file tests fail with expected-value errors.';
+      },
+    });
+    expect(report.summary?.text).toMatch(/^The agent read files/);
+    expect(prompt).toContain('src/file3.ts');
+    expect(prompt).toContain('## Files and changes');
+  });
+
+  it('rejects bad options and invalid input with typed errors', async () => {
+    await expect(compact(agentRun(1), { counter })).rejects.toMatchObject({ code: 'E_INVALID_OPTIONS' });
+    await expect(compact(agentRun(1), { ...options, target: 2 })).rejects.toMatchObject({
+      code: 'E_INVALID_OPTIONS',
+    });
+    await expect(compact(agentRun(1), { ...options, strategy: 'nope' })).resolves.toMatchObject({
+      report: { compacted: false },
+    });
+    await expect(compact(agentRun(20), { ...options, strategy: 'nope' })).rejects.toMatchObject({
+      code: 'E_UNKNOWN_STRATEGY',
+    });
+    const orphan = agentRun(2).filter(
+      (m) => m.role !== 'assistant' || !m.parts.some((p) => p.type === 'tool-call'),
+    );
+    await expect(compact(orphan, options)).rejects.toMatchObject({ code: 'E_INVALID_MESSAGES' });
+  });
+
+  it('resolves a model id from the registry and warns about unknown ones', async () => {
+    const known = await compact(agentRun(1), { model: 'gpt-4o' });
+    expect(known.report.budget.window).toBe(128_000);
+    expect(known.report.tokenizer).toBe('openai:o200k_base');
+    const unknown = await compact(agentRun(1), { model: 'my-local-model' });
+    expect(unknown.report.warnings.join()).toMatch(/unknown model "my-local-model"/);
+  });
+
+  it('compacts a history that contains empty messages instead of failing the request', async () => {
+    const messages = buildConversation()
+      .system('s')
+      .user('goal')
+      .assistant(' ')
+      .user(' ')
+      .assistant('x'.repeat(20_000))
+      .user('last')
+      .build();
+    const { report } = await compact(messages, {
+      counter,
+      window: 3000,
+      responseReserve: 500,
+      mode: 'manual',
+    });
+    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
+  });
+});

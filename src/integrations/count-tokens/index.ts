@@ -1,0 +1,10 @@
+export type { AnthropicCountClient, AnthropicTokenCounterOptions } from './anthropic.ts';
+export { createAnthropicTokenCounter } from './anthropic.ts';
+export type { GeminiCountClient, GeminiTokenCounterOptions } from './gemini.ts';
+export { createGeminiTokenCounter } from './gemini.ts';
+export type { CountFallback, ProviderCount, ProviderCounterOptions } from './provider-counter.ts';
+export {
+  createProviderCounter,
+  DEFAULT_COUNT_CACHE_SIZE,
+  DEFAULT_COUNT_TIMEOUT_MS,
+} from './provider-counter.ts';

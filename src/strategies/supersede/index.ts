@@ -1,0 +1,10 @@
+export type { CallEffect, ListingFeature, SupersedeRule, ToolCallView } from './call-effect.ts';
+export { normalizePath } from './path-key.ts';
+export type { ShellCommandAnalysis, ShellCommandOptions } from './shell-command.ts';
+export { DEFAULT_READ_ONLY_COMMANDS, parseShellCommand } from './shell-command.ts';
+export { supersede } from './supersede.ts';
+export type { SupersedeOptions } from './supersede-options.ts';
+export { DEFAULT_SUPERSEDE_MIN_SAVED_CHARS } from './supersede-options.ts';
+export type { BuiltInSupersedeRule } from './supersession.ts';
+export type { EditOutput, ToolMapping } from './tool-mappings.ts';
+export { DEFAULT_IDEMPOTENT_TOOLS, DEFAULT_TOOL_MAPPINGS } from './tool-mappings.ts';

@@ -1,0 +1,67 @@
+import type { Message } from '../messages/types.ts';
+import type { TokenCounter } from '../tokens/types.ts';
+
+/**
+ * Identifiers mechanically extracted from summarized messages (SUM-4). They ride along with
+ * every summary so what LLM summaries tend to drop — paths, commands, errors — survives.
+ * Each list is deduplicated and ordered by last occurrence (newest last).
+ */
+export interface FactLedger {
+  readonly filesRead: readonly string[];
+  readonly filesModified: readonly string[];
+  readonly commands: readonly string[];
+  readonly urls: readonly string[];
+  /** Commit hashes, issue numbers, code identifiers in backticks. */
+  readonly identifiers: readonly string[];
+  /** Numbers with their unit or context, e.g. `5432 port`, `12 tests`. */
+  readonly numbers: readonly string[];
+  readonly errors: readonly string[];
+}
+
+/** A summary together with its ledger. */
+export interface SummaryWithLedger {
+  readonly text: string;
+  readonly ledger: FactLedger;
+}
+
+/** What a summarizer receives: the span and a ready-to-send prompt (SUM-2, SUM-3, SUM-5). */
+export interface SummaryRequest {
+  readonly messages: readonly Message[];
+  readonly previousSummary?: SummaryWithLedger;
+  /** The ledger of the span merged with the previous one. */
+  readonly ledger: FactLedger;
+  /** The first user message: what the conversation is for. */
+  readonly goal?: string;
+  readonly instructions?: string;
+  readonly variant: 'general' | 'code';
+  readonly maxTokens: number;
+  readonly prompt: { readonly system: string; readonly user: string };
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Any model that turns a prompt into a summary (SUM-5); adapters for the AI SDK and others
+ * wrap a model in this function.
+ */
+export type Summarizer = (request: SummaryRequest) => Promise<string>;
+
+/** The result of summarizing a span. */
+export interface SummaryResult extends SummaryWithLedger {
+  readonly source: 'llm' | 'extractive' | 'custom';
+  /** Why the LLM summary was not used (RT-4), when it was not. */
+  readonly fallbackReason?: string;
+}
+
+/** Options of `summarizeSpan`. */
+export interface SummarizeSpanOptions {
+  readonly messages: readonly Message[];
+  readonly previousSummary?: SummaryWithLedger;
+  readonly goal?: string;
+  readonly summarizer?: Summarizer;
+  readonly instructions?: string;
+  readonly customSummary?: string;
+  readonly variant: 'general' | 'code';
+  readonly maxTokens: number;
+  readonly timeoutMs: number;
+  readonly counter: TokenCounter;
+}

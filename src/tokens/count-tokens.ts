@@ -1,0 +1,56 @@
+import type { Message, ToolDefinition } from '../messages/types.ts';
+import { createTokenCounter } from './create-token-counter.ts';
+import { tokenizerForModel } from './tokenizer-for-model.ts';
+import type { TokenCount, TokenCounter } from './types.ts';
+
+const counters = new Map<string, TokenCounter>();
+
+/**
+ * Stand-ins for tokenizers that load asynchronously (`open:llama3`, `open:qwen3`: the models'
+ * own tokenizers, from `createOpenModelCounter` in `chatfold/open-models`, TOK-3). Llama 3's
+ * vocabulary extends cl100k_base, and ai-tokenizer measured Qwen closest to it, so until the
+ * real tokenizer is loaded the count is a calibrated cl100k estimate.
+ */
+const SYNCHRONOUS_STAND_IN: Readonly<Record<string, string>> = {
+  'open:llama3': 'estimate:cl100k_base',
+  'open:qwen3': 'estimate:cl100k_base',
+};
+
+/** The shared counter of a tokenizer id (counters cache per message, so sharing them pays). */
+export function counterFor(tokenizer: string): TokenCounter {
+  const standIn = SYNCHRONOUS_STAND_IN[tokenizer];
+  if (standIn !== undefined) return counterFor(standIn);
+  let counter = counters.get(tokenizer);
+  if (counter === undefined) {
+    counter = createTokenCounter({ tokenizer });
+    counters.set(tokenizer, counter);
+  }
+  return counter;
+}
+
+/** Options of {@link countTokens}. */
+export interface CountTokensOptions {
+  /** Model id; picks the tokenizer. */
+  readonly model?: string;
+  /** Tokenizer id; overrides the model's. */
+  readonly tokenizer?: string;
+  readonly tools?: readonly ToolDefinition[];
+  /** Use this counter instead. */
+  readonly counter?: TokenCounter;
+}
+
+/**
+ * Counts the tokens of a prompt (RT-1, TOK-1): total, per message, tool definitions, the
+ * tokenizer used and whether the count is exact, calibrated or approximate.
+ *
+ * @example
+ * const { total, accuracy } = countTokens(messages, { model: 'gpt-4o' });
+ */
+export function countTokens(messages: readonly Message[], options: CountTokensOptions = {}): TokenCount {
+  const counter =
+    options.counter ??
+    counterFor(
+      options.tokenizer ?? (options.model === undefined ? 'chars/4' : tokenizerForModel(options.model)),
+    );
+  return counter.count(messages, options.tools === undefined ? {} : { tools: options.tools });
+}

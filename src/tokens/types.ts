@@ -1,0 +1,46 @@
+import type { Message, ToolDefinition } from '../messages/types.ts';
+
+/**
+ * How much a count can be trusted (TOK-1):
+ * - `exact`: the model's own tokenizer and chat format, or the provider's count endpoint;
+ * - `calibrated`: a local estimate corrected by provider-reported usage (TOK-5) or a
+ *   tokenizer measured close to the provider's (Claude, Gemini);
+ * - `approximate`: a heuristic such as characters / 4 (TOK-7).
+ */
+export type CountAccuracy = 'exact' | 'calibrated' | 'approximate';
+
+/** The result of counting a prompt. */
+export interface TokenCount {
+  /** Tokens of the whole prompt: messages, chat-format overhead, tool definitions, reply priming. */
+  readonly total: number;
+  /** Tokens of each message including its per-message overhead, in input order. */
+  readonly perMessage: readonly number[];
+  /** Tokens of the tool definitions (0 when there are none). */
+  readonly tools: number;
+  /** Tokens added once per prompt (reply priming, chat template preamble). */
+  readonly overhead: number;
+  /** Tokenizer id, e.g. `openai:o200k_base`, `anthropic:claude`, `chars/4`. */
+  readonly tokenizer: string;
+  readonly accuracy: CountAccuracy;
+}
+
+/**
+ * Counts tokens for one model family (TOK-1). `countMessage` must be fast and synchronous
+ * (strategies call it in loops); implementations cache per message (TOK-6).
+ */
+export interface TokenCounter {
+  /** Tokenizer id, stable across versions: part of every cache key. */
+  readonly tokenizer: string;
+  readonly accuracy: CountAccuracy;
+  /** Tokens of plain text, no chat-format overhead. */
+  countText(text: string): number;
+  /** Tokens one message adds to a prompt, including its chat-format overhead. */
+  countMessage(message: Message): number;
+  /** Tokens of a whole prompt. */
+  count(messages: readonly Message[], options?: { readonly tools?: readonly ToolDefinition[] }): TokenCount;
+  /** Optional exact count through the provider (Anthropic / Gemini count-tokens endpoints). */
+  countExact?(
+    messages: readonly Message[],
+    options?: { readonly tools?: readonly ToolDefinition[]; readonly signal?: AbortSignal },
+  ): Promise<TokenCount>;
+}

@@ -1,0 +1,123 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAnthropicTokenCounter } from '../../src/integrations/count-tokens/anthropic.ts';
+import type { CountFallback } from '../../src/integrations/count-tokens/provider-counter.ts';
+import { buildConversation } from '../../src/test/build-conversation.ts';
+import { anthropicCountTokens, type FakeProviderServer, startFakeProvider } from '../fake-providers/index.ts';
+import { messages, tools } from './conversation.ts';
+
+let server: FakeProviderServer;
+beforeAll(async () => {
+  server = await startFakeProvider([anthropicCountTokens]);
+});
+beforeEach(() => server.reset());
+afterAll(() => server.close());
+
+function counterWith(extra: { timeoutMs?: number; onFallback?: (f: CountFallback) => void } = {}) {
+  return createAnthropicTokenCounter({
+    model: 'claude-sonnet-4-5',
+    apiKey: 'test-key',
+    baseURL: server.url,
+    ...extra,
+  });
+}
+
+describe('Anthropic count_tokens through @anthropic-ai/sdk over HTTP (TOK-4)', () => {
+  it('posts the real request to /v1/messages/count_tokens and reports input_tokens as exact', async () => {
+    server.configure({ countTokens: () => 321 });
+    const counter = await counterWith();
+    const result = await counter.countExact?.(messages, { tools });
+    expect(result).toMatchObject({ total: 321, accuracy: 'exact', tokenizer: 'anthropic:count_tokens' });
+    expect(result?.perMessage).toHaveLength(messages.length);
+    expect(server.requests).toHaveLength(1);
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/messages/count_tokens' });
+    expect(request?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(String(request?.headers['x-api-key'] ?? request?.headers.authorization)).toContain('test-key');
+    expect(request?.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      system: [{ type: 'text', text: 'You are terse.' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Read the config' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'call_0', name: 'read_file', input: { path: 'config.json' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'call_0',
+              content: [{ type: 'text', text: '{"port": 5432}' }],
+            },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'text', text: 'The port is 5432.' }] },
+      ],
+      tools: [
+        {
+          name: 'read_file',
+          description: 'Read a file',
+          input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      ],
+    });
+  });
+
+  it('answers a repeated count from the cache without a request', async () => {
+    server.configure({ countTokens: () => 99 });
+    const counter = await counterWith();
+    await counter.countExact?.(messages);
+    const again = await counter.countExact?.(structuredClone(messages));
+    expect(again).toMatchObject({ total: 99, accuracy: 'exact' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    [529, 'overloaded_error'],
+    [500, 'api_error'],
+    [429, 'rate_limit_error'],
+    [401, 'authentication_error'],
+  ])('falls back on %i with the real error body (%s), once, without retries', async (status, type) => {
+    server.configure({ failAlways: { status, message: 'fake failure', retryAfter: 1 } });
+    const fallbacks: CountFallback[] = [];
+    const counter = await counterWith({ onFallback: (f) => fallbacks.push(f) });
+    const result = await counter.countExact?.(messages);
+    expect(result).toEqual(counter.count(messages));
+    expect(result?.accuracy).toBe('calibrated');
+    expect(server.requests).toHaveLength(1);
+    expect(fallbacks).toHaveLength(1);
+    expect(fallbacks[0]?.reason).toContain(String(status));
+    expect(fallbacks[0]?.reason).toContain(type);
+    expect(fallbacks[0]?.error).toBeInstanceOf(Anthropic.APIError);
+  });
+
+  it('falls back when the endpoint is slower than the timeout, then counts exactly once it recovers', async () => {
+    server.configure({ latencyMs: 400, countTokens: () => 7 });
+    const fallbacks: CountFallback[] = [];
+    const counter = await counterWith({ timeoutMs: 50, onFallback: (f) => fallbacks.push(f) });
+    const started = performance.now();
+    expect((await counter.countExact?.(messages))?.accuracy).toBe('calibrated');
+    expect(performance.now() - started).toBeLessThan(350);
+    expect(fallbacks.map((f) => f.reason)).toEqual(['timed out after 50 ms']);
+    server.configure({ latencyMs: 0 });
+    expect(await counter.countExact?.(messages)).toMatchObject({ total: 7, accuracy: 'exact' });
+  });
+
+  it('a request the API rejects (no messages besides the system prompt) falls back with its message', async () => {
+    const fallbacks: CountFallback[] = [];
+    const counter = await counterWith({ onFallback: (f) => fallbacks.push(f) });
+    const onlySystem = buildConversation().system('Only a system prompt').build();
+    expect((await counter.countExact?.(onlySystem))?.accuracy).toBe('calibrated');
+    expect(fallbacks[0]?.reason).toMatch(/400.*invalid_request_error.*at least one message/);
+  });
+
+  it('accepts a ready client instead of apiKey/baseURL', async () => {
+    server.configure({ countTokens: () => 12 });
+    const client = new Anthropic({ apiKey: 'another-key', baseURL: server.url });
+    const counter = await createAnthropicTokenCounter({ client, model: 'claude-haiku-4-5' });
+    expect((await counter.countExact?.(messages))?.total).toBe(12);
+    expect(server.requests[0]?.body).toMatchObject({ model: 'claude-haiku-4-5' });
+  });
+});

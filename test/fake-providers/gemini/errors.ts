@@ -1,0 +1,18 @@
+import type { FakeResponse } from '../server.ts';
+
+/** Google's canonical status per HTTP status (ai.google.dev, "Troubleshooting"). */
+const STATUSES: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+/** Google's real error body: `{ error: { code, message, status } }`. */
+export function geminiError(status: number, message: string): FakeResponse {
+  return { status, body: { error: { code: status, message, status: STATUSES[status] ?? 'UNKNOWN' } } };
+}
