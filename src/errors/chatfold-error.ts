@@ -18,7 +18,12 @@ export type ChatfoldErrorCode =
   | 'E_BUDGET_IMPOSSIBLE'
   | 'E_INVALID_OPTIONS'
   | 'E_UNKNOWN_STRATEGY'
-  | 'E_MISSING_DEPENDENCY';
+  | 'E_MISSING_DEPENDENCY'
+  | 'E_STORE'
+  | 'E_STORE_CONFLICT'
+  | 'E_STORE_SCHEMA'
+  | 'E_CONTEXT_OVERFLOW'
+  | 'E_PROVIDER';
 
 /** Structured data that explains an error; keys depend on the code. */
 export type ChatfoldErrorDetails = Readonly<Record<string, unknown>>;

@@ -1,0 +1,171 @@
+import type { JsonValue, Message } from '../messages/types.ts';
+import type { FactLedger } from '../summarize/types.ts';
+
+/**
+ * A message as a store keeps it (ST-2 `chat_messages`). Rows are append-only (ST-3): nothing
+ * in chatfold ever deletes or rewrites `message`; only the usage columns are filled in later.
+ */
+export interface StoredMessage {
+  readonly sessionId: string;
+  /** Per-session sequence number, 1, 2, 3, … without gaps or duplicates (ST-5). */
+  readonly seq: number;
+  /** The neutral message, exactly as appended (normalised, with its id). */
+  readonly message: Message;
+  /** Provider-reported prompt tokens of the call that produced this (assistant) message. */
+  readonly inputTokens?: number;
+  /** Provider-reported completion tokens of the call that produced this message. */
+  readonly outputTokens?: number;
+  /** chatfold's own token estimate of this message, and the tokenizer that made it. */
+  readonly tokenEstimate?: number;
+  readonly tokenizer?: string;
+  /** When the store wrote the row (ISO 8601). */
+  readonly storedAt: string;
+}
+
+/** What `append` takes: a normalised message plus optional token columns. */
+export interface AppendRecord {
+  readonly message: Message;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly tokenEstimate?: number;
+  readonly tokenizer?: string;
+}
+
+/** `session_snapshots.kind` (ST-2). */
+export type SnapshotKind = 'summary' | 'title' | 'memory';
+
+/** `content_json` of a summary snapshot, with the field names of ST-2 / seed 001 §4. */
+export interface SummarySnapshotContent {
+  readonly summaryText: string;
+  readonly messageRange: { readonly firstMessageId: string; readonly lastMessageId: string };
+  readonly compressionTimestamp: string;
+  readonly compressionType: 'auto' | 'manual' | 'overflow';
+  readonly originalTokenCount: number;
+  readonly summaryTokenCount: number;
+  readonly messagesIncluded: number;
+  readonly ledger: FactLedger;
+}
+
+/** A stored snapshot row (ST-2 `session_snapshots`). */
+export interface Snapshot {
+  /** Assigned by the store on write, unique within the store. */
+  readonly id: string;
+  readonly sessionId: string;
+  readonly kind: SnapshotKind;
+  /** For `summary` snapshots a {@link SummarySnapshotContent}; any JSON for the other kinds. */
+  readonly content: JsonValue;
+  /** The id of the last message this snapshot covers (`message_cutoff_id`). */
+  readonly messageCutoffId: string;
+  /** The `seq` of that message, so "messages after the cutoff" is one indexed range query. */
+  readonly cutoffSeq: number;
+  /** Tokens of the snapshot's text (`token_count`). */
+  readonly tokenCount: number;
+  readonly createdAt: string;
+}
+
+/** What `writeSnapshot` takes; the store fills in `id`, `sessionId` and `createdAt`. */
+export interface SnapshotInput {
+  readonly kind: SnapshotKind;
+  readonly content: JsonValue;
+  readonly messageCutoffId: string;
+  readonly cutoffSeq: number;
+  readonly tokenCount: number;
+}
+
+/**
+ * Compare-and-set for snapshots (ST-5): the write happens only when the latest snapshot of
+ * that kind is still `expectedLatestId` (`null`: there must be none). Two concurrent
+ * compactions read the same latest snapshot; the first write wins, the second gets
+ * `{ written: false, latest }` and does nothing.
+ */
+export interface WriteSnapshotOptions {
+  readonly expectedLatestId: string | null;
+}
+
+export type WriteSnapshotResult =
+  | { readonly written: true; readonly snapshot: Snapshot }
+  | { readonly written: false; readonly latest: Snapshot | undefined };
+
+/** A session row (ST-2 `sessions`). */
+export interface SessionInfo {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Number of stored messages (= the highest `seq`). */
+  readonly messageCount: number;
+  readonly metadata?: Readonly<Record<string, JsonValue>>;
+}
+
+/** Filters of {@link Store.messages}. `seq` bounds are exclusive. */
+export interface MessageQuery {
+  readonly afterSeq?: number;
+  readonly beforeSeq?: number;
+  /** At most this many rows; with `order: 'desc'` the newest ones. */
+  readonly limit?: number;
+  readonly order?: 'asc' | 'desc';
+}
+
+/** Filters of {@link Store.search} (full-history search, ST-3 / seed 001 FR-6.3). */
+export interface SearchQuery {
+  /** Case-insensitive substring of the message's text, tool-call arguments or tool-result text. */
+  readonly text: string;
+  readonly limit?: number;
+  /** Only rows with a smaller `seq`, for paging backwards. */
+  readonly beforeSeq?: number;
+}
+
+/**
+ * The context a session needs to build its next prompt, read consistently (ST-6): the latest
+ * summary snapshot, the first `headCount` messages (system prompt and goal, which compaction
+ * keeps) and every message after the snapshot's cutoff. Without a snapshot, `tail` is the
+ * whole history and `head` is empty.
+ */
+export interface SessionContext {
+  readonly snapshot?: Snapshot;
+  readonly head: readonly StoredMessage[];
+  readonly tail: readonly StoredMessage[];
+  readonly messageCount: number;
+}
+
+/**
+ * Where sessions live (ST-1). Every implementation passes the one conformance suite in
+ * `test/stores/conformance.ts`. All methods are safe to call concurrently, also from other
+ * processes sharing the same file or database (ST-5).
+ */
+export interface Store {
+  /** A short name for messages and reports: `memory`, `jsonl`, `sqlite`, `postgres`. */
+  readonly kind: string;
+  /** Creates the session if it does not exist; merges `metadata` into an existing one. */
+  ensureSession(sessionId: string, metadata?: Readonly<Record<string, JsonValue>>): Promise<SessionInfo>;
+  getSession(sessionId: string): Promise<SessionInfo | undefined>;
+  listSessions(options?: { readonly limit?: number }): Promise<readonly SessionInfo[]>;
+  /**
+   * Appends in order and atomically (all or none), assigning consecutive `seq`s; creates the
+   * session when missing. A record whose `message.id` is already stored in this session is
+   * not stored again: its existing row is returned (an idempotent retry after a crash). The
+   * same id with different content is `E_STORE_CONFLICT`.
+   */
+  append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]>;
+  messages(sessionId: string, query?: MessageQuery): Promise<readonly StoredMessage[]>;
+  /** Fills in provider-reported usage of a stored message (the only column ever updated). */
+  recordUsage(
+    sessionId: string,
+    messageId: string,
+    usage: { readonly inputTokens?: number; readonly outputTokens?: number },
+  ): Promise<void>;
+  latestSnapshot(sessionId: string, kind?: SnapshotKind): Promise<Snapshot | undefined>;
+  snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]>;
+  /** Writes one snapshot in one transaction (ST-4), compare-and-set (ST-5). */
+  writeSnapshot(
+    sessionId: string,
+    snapshot: SnapshotInput,
+    options: WriteSnapshotOptions,
+  ): Promise<WriteSnapshotResult>;
+  /** Latest summary + head + messages after its cutoff, in one consistent read. */
+  context(sessionId: string, options?: { readonly headCount?: number }): Promise<SessionContext>;
+  search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]>;
+  getSetting(key: string): Promise<JsonValue | undefined>;
+  setSetting(key: string, value: JsonValue): Promise<void>;
+  /** Releases files and connections. Idempotent. */
+  close(): Promise<void>;
+}
