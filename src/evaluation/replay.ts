@@ -21,6 +21,7 @@ import { isUserTurn, type ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategySpec } from '../strategies/registry.ts';
 import { extractLedger } from '../summarize/ledger.ts';
 import type { Summarizer } from '../summarize/types.ts';
+import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { projectionText } from './projection-text.ts';
 
@@ -89,19 +90,6 @@ export interface ReplayResult {
 
 const price = (tokens: number, perMillion: number | undefined): number =>
   (tokens * (perMillion ?? 0)) / 1_000_000;
-
-/** Tokens of the longest common prefix of two prompts, by message identity. */
-function sharedPrefixTokens(
-  previous: readonly Message[],
-  next: readonly Message[],
-  counter: TokenCounter,
-): number {
-  let tokens = 0;
-  for (let i = 0; i < Math.min(previous.length, next.length) && previous[i] === next[i]; i++) {
-    tokens += counter.countMessage(next[i] as Message);
-  }
-  return tokens;
-}
 
 /**
  * Replays a recorded conversation turn by turn (CLI-3, EV-2): every assistant message is a
