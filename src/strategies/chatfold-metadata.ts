@@ -21,13 +21,32 @@ export function chatfoldMetadata(message: Message): ChatfoldMetadata | undefined
     : undefined;
 }
 
-/** A copy of `message` with new parts and its chatfold record set; the id stays the same. */
+const transformed = new WeakMap<Message, Map<string, Message>>();
+
+/**
+ * A copy of `message` with new parts and its chatfold record set; the id stays the same.
+ * The same transform of the same message object returns the same object, so counts and
+ * ledger facts cached per object carry over between compactions (and prompts stay
+ * reference-identical for the prefix check of RT-5).
+ */
 export function transformMessage(
   message: Message,
   parts: readonly Part[],
   record: ChatfoldMetadata,
 ): Message {
-  return { ...message, parts, metadata: { ...message.metadata, chatfold: record } };
+  const key = JSON.stringify([parts, record]);
+  let byKey = transformed.get(message);
+  const known = byKey?.get(key);
+  if (known !== undefined) return known;
+  const next: Message = { ...message, parts, metadata: { ...message.metadata, chatfold: record } };
+  if (byKey === undefined) {
+    byKey = new Map();
+    transformed.set(message, byKey);
+  } else if (byKey.size >= 4) {
+    byKey.clear(); // clipped to ever-new budgets: keep the memo small
+  }
+  byKey.set(key, next);
+  return next;
 }
 
 /**
