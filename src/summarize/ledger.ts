@@ -13,15 +13,20 @@ export const DEFAULT_LEDGER_CAPS: Readonly<Record<keyof FactLedger, number>> = {
   errors: 12,
 };
 
-export const EMPTY_LEDGER: FactLedger = {
-  filesRead: [],
-  filesModified: [],
-  commands: [],
-  urls: [],
-  identifiers: [],
-  numbers: [],
-  errors: [],
-};
+/** A fresh ledger with empty, appendable lists, one per kind of fact. */
+export function emptyFactLists(): Record<keyof FactLedger, string[]> {
+  return {
+    filesRead: [],
+    filesModified: [],
+    commands: [],
+    urls: [],
+    identifiers: [],
+    numbers: [],
+    errors: [],
+  };
+}
+
+export const EMPTY_LEDGER: FactLedger = emptyFactLists();
 
 /** Argument keys that hold a file or directory path, across agent frameworks. */
 const PATH_KEYS = [
@@ -98,15 +103,7 @@ const factsByMessage = new WeakMap<Message, MessageFacts>();
 function messageFacts(message: Message): MessageFacts {
   const cached = factsByMessage.get(message);
   if (cached !== undefined) return cached;
-  const facts: MessageFacts = {
-    filesRead: [],
-    filesModified: [],
-    commands: [],
-    urls: [],
-    identifiers: [],
-    numbers: [],
-    errors: [],
-  };
+  const facts: MessageFacts = emptyFactLists();
   const scanText = (text: string, withErrors: boolean): void => {
     const window = scanWindow(text);
     for (const match of window.matchAll(URL)) facts.urls.push(match[0].replace(/[.,;:]+$/, ''));

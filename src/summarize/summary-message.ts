@@ -1,4 +1,4 @@
-import { EMPTY_LEDGER } from './ledger.ts';
+import { emptyFactLists } from './ledger.ts';
 import type { FactLedger, SummaryWithLedger } from './types.ts';
 
 const HEADER = /^\[chatfold summary of ([\d,]+) earlier messages?\]\n/;
@@ -52,15 +52,7 @@ export function parseSummaryMessage(
   if (footerAt >= 0) body = body.slice(0, footerAt);
   const ledgerAt = body.indexOf(LEDGER_HEADING);
   const text = ledgerAt >= 0 ? body.slice(0, ledgerAt) : body;
-  const ledger: Record<keyof FactLedger, string[]> = {
-    filesRead: [],
-    filesModified: [],
-    commands: [],
-    urls: [],
-    identifiers: [],
-    numbers: [],
-    errors: [],
-  };
+  const ledger = emptyFactLists();
   if (ledgerAt >= 0) {
     let current: string[] | undefined;
     for (const line of body.slice(ledgerAt + LEDGER_HEADING.length).split('\n')) {
@@ -74,7 +66,7 @@ export function parseSummaryMessage(
   }
   return {
     text: text.trim(),
-    ledger: { ...EMPTY_LEDGER, ...ledger },
+    ledger,
     messagesSummarized: Number((header[1] as string).replaceAll(',', '')),
   };
 }
