@@ -22,7 +22,7 @@ export { replayConversation } from './evaluation/replay.ts';
 export type { ChartOptions, ChartTurn } from './evaluation/replay-chart.ts';
 export { renderReplayChart } from './evaluation/replay-chart.ts';
 // Messages: neutral model, converters, validator (MSG-1..4)
-export type { AiSdkMessage, AiSdkPart, AiSdkProviderOptions } from './messages/ai-sdk.ts';
+export type { AiSdkMessage, AiSdkMessageInput, AiSdkPart, AiSdkProviderOptions } from './messages/ai-sdk.ts';
 export { fromAiSdk, toAiSdk } from './messages/ai-sdk.ts';
 export type {
   AnthropicBlock,

@@ -5,19 +5,37 @@
  */
 import { z } from 'zod';
 import { extraValue, looseObject, type ProviderInputNames } from './provider-input.ts';
-import type { JsonValue } from './types.ts';
+
+/**
+ * A JSON value as the AI SDK types it (`JSONValue` of `@ai-sdk/provider`): readonly arrays,
+ * object values that may be `undefined`. Every version's JSON values are assignable to it.
+ */
+export type AiSdkJsonValue =
+  | null
+  | string
+  | number
+  | boolean
+  | { readonly [key: string]: AiSdkJsonValue | undefined }
+  | readonly AiSdkJsonValue[];
 
 /** Per-provider options on a message, part or tool output (`{ anthropic: { … } }`). */
-export type AiSdkProviderOptions = { [provider: string]: { [key: string]: JsonValue } };
+export type AiSdkProviderOptions = Record<string, { readonly [key: string]: AiSdkJsonValue | undefined }>;
 
-/** Binary, base64 or URL content, or (v7) a tagged `{ type: 'data' | 'url' | 'reference' | 'text', … }`. */
-export type AiSdkData =
-  | string
-  | Uint8Array
-  | ArrayBuffer
-  | URL
-  | { readonly type: string }
-  | { [provider: string]: string };
+/** Provider file ids (`{ openai: 'file-abc' }`), v7's `ProviderReference`. */
+export type AiSdkProviderReference = Record<string, string> & { type?: never };
+
+/** Inline bytes: base64 text, `Uint8Array` (a `Buffer` is one) or `ArrayBuffer`. */
+export type AiSdkDataContent = string | Uint8Array | ArrayBuffer;
+
+/** v7 tagged file data. */
+export type AiSdkTaggedData =
+  | { type: 'data'; data: AiSdkDataContent }
+  | { type: 'url'; url: URL; originalUrl?: string }
+  | { type: 'reference'; reference: AiSdkProviderReference }
+  | { type: 'text'; text: string };
+
+/** Binary, base64 or URL content, a provider reference, or (v7) tagged data. */
+export type AiSdkData = AiSdkDataContent | URL | AiSdkProviderReference | AiSdkTaggedData;
 
 /** `{ type: 'text', text }`. */
 export interface AiSdkTextPart {
@@ -25,14 +43,14 @@ export interface AiSdkTextPart {
   text: string;
   providerOptions?: AiSdkProviderOptions;
 }
-/** `{ type: 'image', image, mediaType? }` (v7 prefers a `file` part with an image media type). */
+/** `{ type: 'image', image, mediaType? }` (v7 deprecates it for a `file` part with an image media type). */
 export interface AiSdkImagePart {
   type: 'image';
-  image: AiSdkData;
+  image: AiSdkDataContent | URL | AiSdkProviderReference;
   mediaType?: string;
   providerOptions?: AiSdkProviderOptions;
 }
-/** `{ type: 'file', data, mediaType, filename? }`. */
+/** `{ type: 'file', data, mediaType, filename? }`; v7 allows a top-level media type (`image`). */
 export interface AiSdkFilePart {
   type: 'file';
   data: AiSdkData;
@@ -55,33 +73,82 @@ export interface AiSdkToolCallPart {
   providerOptions?: AiSdkProviderOptions;
   providerExecuted?: boolean;
 }
-/** An item of a `content` tool output. */
+/** v7 `{ type: 'custom', kind: 'provider.type' }`: provider-specific content, carried verbatim. */
+export interface AiSdkCustomPart {
+  type: 'custom';
+  kind: `${string}.${string}`;
+  providerOptions?: AiSdkProviderOptions;
+}
+/** v7 `{ type: 'reasoning-file', data, mediaType }`: a file from the model's reasoning, carried verbatim. */
+export interface AiSdkReasoningFilePart {
+  type: 'reasoning-file';
+  data:
+    | AiSdkDataContent
+    | URL
+    | { type: 'data'; data: AiSdkDataContent }
+    | { type: 'url'; url: URL; originalUrl?: string };
+  mediaType: string;
+  providerOptions?: AiSdkProviderOptions;
+}
+/** v6+ `{ type: 'tool-approval-request', approvalId, toolCallId }` in an assistant message, carried verbatim. */
+export interface AiSdkToolApprovalRequest {
+  type: 'tool-approval-request';
+  approvalId: string;
+  toolCallId: string;
+  reason?: string;
+  isAutomatic?: boolean;
+  signature?: string;
+  inputSchemaInput?: unknown;
+}
+/** v6+ `{ type: 'tool-approval-response', approvalId, approved }` in a tool message, carried verbatim. */
+export interface AiSdkToolApprovalResponse {
+  type: 'tool-approval-response';
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+  providerExecuted?: boolean;
+  providerOptions?: AiSdkProviderOptions;
+}
+/** Parts with no neutral form, carried verbatim (their position is kept). */
+export type AiSdkOpaquePart =
+  | AiSdkCustomPart
+  | AiSdkReasoningFilePart
+  | AiSdkToolApprovalRequest
+  | AiSdkToolApprovalResponse;
+
+type WithOptions = { providerOptions?: AiSdkProviderOptions };
+/** An item of a `content` tool output (v7; the `file-id` / `image-*` forms are deprecated there but accepted). */
 export type AiSdkToolResultContent =
-  | { type: 'text'; text: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'media' | 'file-data' | 'image-data'; data: string; mediaType: string; filename?: string }
-  | { type: 'file-url' | 'image-url'; url: string; mediaType?: string }
-  | { type: 'file-id' | 'image-file-id'; fileId: string | { [provider: string]: string } }
-  | { type: 'file'; data: AiSdkData; mediaType: string; filename?: string }
-  | { type: 'custom'; providerOptions?: AiSdkProviderOptions };
+  | ({ type: 'text'; text: string } & WithOptions)
+  | ({ type: 'file'; data: AiSdkTaggedData; mediaType: string; filename?: string } & WithOptions)
+  | ({ type: 'file-data'; data: string; mediaType: string; filename?: string } & WithOptions)
+  | ({ type: 'image-data'; data: string; mediaType: string } & WithOptions)
+  | ({ type: 'file-url'; url: string; mediaType?: string } & WithOptions)
+  | ({ type: 'image-url'; url: string } & WithOptions)
+  | ({ type: 'file-id' | 'image-file-id'; fileId: string | Record<string, string> } & WithOptions)
+  | ({
+      type: 'file-reference' | 'image-file-reference';
+      providerReference: AiSdkProviderReference;
+    } & WithOptions)
+  | ({ type: 'custom' } & WithOptions);
+/** v5's `{ type: 'media', data, mediaType }` content item (gone in v7's types). */
+export type AiSdkLegacyToolResultContent = { type: 'media'; data: string; mediaType: string };
+
 /** What a tool returned. */
-export type AiSdkToolResultOutput =
-  | { type: 'text' | 'error-text'; value: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'json' | 'error-json'; value: JsonValue; providerOptions?: AiSdkProviderOptions }
-  | { type: 'execution-denied'; reason?: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'content'; value: AiSdkToolResultContent[] };
+export type AiSdkToolResultOutput<Item = AiSdkToolResultContent> =
+  | ({ type: 'text' | 'error-text'; value: string } & WithOptions)
+  | ({ type: 'json' | 'error-json'; value: AiSdkJsonValue } & WithOptions)
+  | ({ type: 'execution-denied'; reason?: string } & WithOptions)
+  | { type: 'content'; value: Item[] };
 /** `{ type: 'tool-result', toolCallId, toolName, output }`. */
-export interface AiSdkToolResultPart {
+export interface AiSdkToolResultPart<Item = AiSdkToolResultContent> {
   type: 'tool-result';
   toolCallId: string;
   toolName: string;
-  output: AiSdkToolResultOutput;
+  output: AiSdkToolResultOutput<Item>;
   providerOptions?: AiSdkProviderOptions;
 }
-/** Parts with no neutral form (tool approvals, custom parts, reasoning files), carried verbatim. */
-export interface AiSdkOpaquePart {
-  type: 'tool-approval-request' | 'tool-approval-response' | 'custom' | 'reasoning-file';
-  [key: string]: unknown;
-}
+
 /** A content part of a `ModelMessage`. */
 export type AiSdkPart =
   | AiSdkTextPart
@@ -92,33 +159,34 @@ export type AiSdkPart =
   | AiSdkToolResultPart
   | AiSdkOpaquePart;
 
-/** A Vercel AI SDK `ModelMessage`. */
-export type AiSdkMessage =
-  | { role: 'system'; content: string; providerOptions?: AiSdkProviderOptions }
-  | {
-      role: 'user';
-      content: string | (AiSdkTextPart | AiSdkImagePart | AiSdkFilePart)[];
-      providerOptions?: AiSdkProviderOptions;
-    }
-  | {
+type MessageOf<Item> =
+  | ({ role: 'system'; content: string } & WithOptions)
+  | ({ role: 'user'; content: string | (AiSdkTextPart | AiSdkImagePart | AiSdkFilePart)[] } & WithOptions)
+  | ({
       role: 'assistant';
       content:
         | string
         | (
             | AiSdkTextPart
+            | AiSdkCustomPart
             | AiSdkFilePart
             | AiSdkReasoningPart
+            | AiSdkReasoningFilePart
             | AiSdkToolCallPart
-            | AiSdkToolResultPart
-            | AiSdkOpaquePart
+            | AiSdkToolResultPart<Item>
+            | AiSdkToolApprovalRequest
           )[];
-      providerOptions?: AiSdkProviderOptions;
-    }
-  | {
-      role: 'tool';
-      content: (AiSdkToolResultPart | AiSdkOpaquePart)[];
-      providerOptions?: AiSdkProviderOptions;
-    };
+    } & WithOptions)
+  | ({ role: 'tool'; content: (AiSdkToolResultPart<Item> | AiSdkToolApprovalResponse)[] } & WithOptions);
+
+/**
+ * A Vercel AI SDK `ModelMessage`, shaped like AI SDK 7's so what `toAiSdk` returns is
+ * assignable to `ModelMessage[]` of `ai` 7 without a cast.
+ */
+export type AiSdkMessage = MessageOf<AiSdkToolResultContent>;
+
+/** What `fromAiSdk` accepts: a `ModelMessage` of AI SDK 5, 6 or 7. */
+export type AiSdkMessageInput = MessageOf<AiSdkToolResultContent | AiSdkLegacyToolResultContent>;
 
 /** How AI SDK input is named in error messages. */
 export const AI_SDK_NAMES: ProviderInputNames = {
@@ -180,6 +248,7 @@ const contentItem = z.discriminatedUnion('type', [
   }),
   looseObject({ type: z.enum(['file-url', 'image-url']), url: z.string(), mediaType: z.string().optional() }),
   looseObject({ type: z.enum(['file-id', 'image-file-id']), fileId: z.union([z.string(), reference]) }),
+  looseObject({ type: z.enum(['file-reference', 'image-file-reference']), providerReference: reference }),
   looseObject({ type: z.literal('file'), data, mediaType: z.string(), filename: z.string().optional() }),
   z.looseObject({ type: z.literal('custom') }),
 ]);

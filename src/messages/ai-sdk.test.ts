@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
-import type { ModelMessage } from 'ai';
+import { type ModelMessage, modelMessageSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
-import { type AiSdkMessage, fromAiSdk, toAiSdk } from './ai-sdk.ts';
+import { type AiSdkMessage, type AiSdkMessageInput, fromAiSdk, toAiSdk } from './ai-sdk.ts';
 import { fromAnthropic, toAnthropic } from './anthropic.ts';
 import type { Message } from './types.ts';
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../../test/fixtures/converters/${name}`, import.meta.url), 'utf8')) as T;
 const toolMessages = fixture<AiSdkMessage[]>('ai-sdk-tool-messages.json');
-const docs = fixture<Record<string, AiSdkMessage[]>>('ai-sdk-docs.json');
+const docs = fixture<Record<string, AiSdkMessageInput[]>>('ai-sdk-docs.json');
+const docsV7 = fixture<Record<string, ModelMessage[]>>('ai-sdk-v7-docs.json');
+/** AI SDK 7's own runtime schema: what `generateText` accepts as `messages`. */
+const isValidV7 = (messages: unknown): boolean => modelMessageSchema.array().safeParse(messages).success;
 /** Stands in for `fs.readFileSync('./data/…')` of the documented examples: real bytes, a PNG signature. */
 const bytes = () => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const at = '2026-01-01T00:00:00.000Z';
@@ -112,6 +115,163 @@ describe('fromAiSdk / toAiSdk round trips (MSG-2)', () => {
       { type: 'tool-result', callId: 'c1', isError: true, content: [{ text: 'keep it' }] },
     ]);
     expect(toAiSdk(neutral)).toEqual(messages);
+  });
+});
+
+describe('AI SDK 7 ModelMessage (MSG-2)', () => {
+  it.each(Object.entries(docsV7))(
+    'gives back the documented v7 %s unchanged, valid for ai 7',
+    (_n, messages) => {
+      const back: ModelMessage[] = toAiSdk(fromAiSdk(messages));
+      expect(back).toEqual(messages);
+      expect(isValidV7(back)).toBe(true);
+    },
+  );
+
+  it('reads v7 file parts with a top-level media type as images and files', () => {
+    const neutral = fromAiSdk([...(docsV7.partLevelProviderOptions ?? []), ...(docsV7.base64Image ?? [])]);
+    expect(neutral[0]?.parts[1]).toMatchObject({
+      type: 'attachment',
+      kind: 'image',
+      mediaType: 'image/*',
+      url: 'https://github.com/vercel/ai/blob/main/examples/ai-functions/data/comic-cat.png?raw=true',
+    });
+    expect(neutral[1]?.parts[1]).toMatchObject({ kind: 'image', data: 'iVBORw0KGgo=', size: 8 });
+  });
+
+  it('carries custom, reasoning-file and approval parts verbatim, bytes and URLs included', () => {
+    // Shapes of v7's CustomPart, ReasoningFilePart, ToolApprovalRequest and ToolApprovalResponse.
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'Delete temp.txt, then draw the result.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Sketching first.' },
+          { type: 'reasoning-file', mediaType: 'image/png', data: { type: 'data', data: bytes() } },
+          { type: 'reasoning-file', mediaType: 'image/png', data: new URL('https://example.com/sketch.png') },
+          {
+            type: 'custom',
+            kind: 'openai.compaction',
+            providerOptions: { openai: { itemId: 'cmp_1', encryptedContent: 'gAAAA' } },
+          },
+          { type: 'tool-call', toolCallId: 'call_1', toolName: 'deleteFile', input: { path: 'temp.txt' } },
+          {
+            type: 'tool-approval-request',
+            approvalId: 'approval-1',
+            toolCallId: 'call_1',
+            reason: 'deletes a file',
+            isAutomatic: false,
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'approval-1', approved: false, reason: 'keep it' },
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'deleteFile',
+            output: { type: 'execution-denied', reason: 'keep it' },
+          },
+        ],
+      },
+    ];
+    const neutral = fromAiSdk(messages);
+    expect(neutral[1]?.parts.map((part) => part.type)).toEqual(['reasoning', 'tool-call']);
+    // Stored as JSON (a store can persist it) and still given back with bytes and URL objects.
+    const stored = JSON.parse(JSON.stringify(neutral)) as typeof neutral;
+    const back = toAiSdk(stored);
+    expect(back).toEqual(messages);
+    const assistant = back[1]?.content;
+    if (!Array.isArray(assistant)) throw new Error('expected assistant parts');
+    const [, tagged, url] = assistant as { data?: unknown }[];
+    expect((tagged?.data as { data?: unknown } | undefined)?.data).toBeInstanceOf(Uint8Array);
+    expect(url?.data).toBeInstanceOf(URL);
+    expect(isValidV7(back)).toBe(true);
+  });
+
+  it('keeps v7 tool output items: provider references, tagged files, provider options on items', () => {
+    const messages: ModelMessage[] = [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'render', input: {} }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'render',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'Rendered:' },
+                { type: 'file-reference', providerReference: { openai: 'file-abc', anthropic: 'file_01' } },
+                {
+                  type: 'file-data',
+                  data: 'iVBORw0KGgo=',
+                  mediaType: 'image/png',
+                  providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+                },
+                {
+                  type: 'file',
+                  mediaType: 'image',
+                  data: {
+                    type: 'url',
+                    url: new URL('gs://bucket/render.png'),
+                    originalUrl: 'gs://bucket/render.png',
+                  },
+                },
+                { type: 'custom', providerOptions: { anthropic: { type: 'search_result' } } },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const neutral = fromAiSdk(messages);
+    const result = neutral[1]?.parts[0];
+    expect(result?.type === 'tool-result' && result.content.map((part) => part.type)).toEqual([
+      'text',
+      'attachment',
+      'attachment',
+      'attachment',
+    ]);
+    const back = toAiSdk(neutral);
+    expect(back).toEqual(messages);
+    expect(isValidV7(back)).toBe(true);
+  });
+
+  it('writes tagged URLs as URL objects, as ai 7 requires', () => {
+    const input = [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'file',
+            mediaType: 'application/pdf',
+            data: { type: 'url', url: 'https://example.com/a.pdf' },
+          },
+        ],
+      },
+    ] as unknown as AiSdkMessageInput[];
+    const back = toAiSdk(fromAiSdk(input));
+    expect(back[0]?.content).toEqual([
+      {
+        type: 'file',
+        mediaType: 'application/pdf',
+        data: { type: 'url', url: new URL('https://example.com/a.pdf') },
+      },
+    ]);
+    expect(isValidV7(back)).toBe(true);
+  });
+
+  it('gives back the v5 media item as it came (ai 7 no longer accepts it)', () => {
+    const back = toAiSdk(fromAiSdk(docs.multiModalToolResults ?? []));
+    expect(JSON.stringify(back)).toContain('"type":"media"');
+    expect(isValidV7(back)).toBe(false);
   });
 });
 

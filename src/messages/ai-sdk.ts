@@ -2,11 +2,11 @@
  * Vercel AI SDK `ModelMessage`s → neutral messages (MSG-2); the way back is in `to-ai-sdk.ts`.
  * Pure; chatfold never imports `ai`.
  */
-import { readAiSdkData, toJsonValue } from './ai-sdk-data.ts';
+import { encodeOpaque, readAiSdkData, toJsonValue } from './ai-sdk-data.ts';
 import {
   AI_SDK_NAMES,
   AI_SDK_OPAQUE_PARTS,
-  type AiSdkMessage,
+  type AiSdkMessageInput,
   aiSdkMessagesSchema,
   type ParsedAiSdkMessage,
 } from './ai-sdk-schema.ts';
@@ -26,15 +26,25 @@ import type {
 } from './types.ts';
 
 export type {
+  AiSdkCustomPart,
   AiSdkData,
+  AiSdkDataContent,
   AiSdkFilePart,
   AiSdkImagePart,
+  AiSdkJsonValue,
+  AiSdkLegacyToolResultContent,
   AiSdkMessage,
+  AiSdkMessageInput,
   AiSdkOpaquePart,
   AiSdkPart,
   AiSdkProviderOptions,
+  AiSdkProviderReference,
+  AiSdkReasoningFilePart,
   AiSdkReasoningPart,
+  AiSdkTaggedData,
   AiSdkTextPart,
+  AiSdkToolApprovalRequest,
+  AiSdkToolApprovalResponse,
   AiSdkToolCallPart,
   AiSdkToolResultContent,
   AiSdkToolResultOutput,
@@ -123,7 +133,17 @@ function attachmentFrom(
 function contentItemToPart(item: Json & { type: string }): TextPart | AttachmentPart {
   const extra = extraKeys(
     item,
-    new Set(['type', 'text', 'data', 'url', 'mediaType', 'filename', 'fileId', 'providerOptions']),
+    new Set([
+      'type',
+      'text',
+      'data',
+      'url',
+      'mediaType',
+      'filename',
+      'fileId',
+      'providerReference',
+      'providerOptions',
+    ]),
   );
   const common = { item: item.type, extra, providerOptions: item.providerOptions as JsonValue | undefined };
   if (item.type === 'text') return { type: 'text', text: item.text as string, ...withMarkers(P, common) };
@@ -147,6 +167,11 @@ function contentItemToPart(item: Json & { type: string }): TextPart | Attachment
       ...withMarkers(P, { ...common, mediaType: item.mediaType === undefined ? false : undefined }),
     };
   }
+  if (item.providerReference !== undefined)
+    return {
+      ...base,
+      ...withMarkers(P, { ...common, providerReference: item.providerReference as JsonValue }),
+    };
   return { ...base, ...withMarkers(P, { ...common, fileId: item.fileId as JsonValue }) };
 }
 
@@ -268,15 +293,32 @@ function messageFrom(message: ParsedAiSdkMessage): MessageInput {
   }
   const parts: Part[] = [];
   const opaque: OpaqueItem[] = [];
+  const forms: Record<string, JsonValue> = {};
   (message.content as (Json & { type: string })[]).forEach((part, index) => {
-    if (isOpaque(part, message.role)) opaque.push({ index, value: toJsonValue(part) });
-    else parts.push(partFrom(part));
+    if (!isOpaque(part, message.role)) {
+      parts.push(partFrom(part));
+      return;
+    }
+    // Reasoning files hold bytes or URL objects: remember where, so they come back as such.
+    const encoded = encodeOpaque(part);
+    opaque.push({ index, value: encoded.value });
+    if (encoded.forms !== undefined) forms[index] = encoded.forms;
   });
-  return { role: message.role, parts, ...withMarkers(P, { ...base, opaque: opaqueMarker(opaque) }) };
+  return {
+    role: message.role,
+    parts,
+    ...withMarkers(P, {
+      ...base,
+      opaque: opaqueMarker(opaque),
+      opaqueForms: Object.keys(forms).length === 0 ? undefined : forms,
+    }),
+  };
 }
 
 /**
- * Converts Vercel AI SDK `ModelMessage`s (v5, v6, v7) to neutral messages (MSG-2).
+ * Converts Vercel AI SDK `ModelMessage`s (v5, v6, v7) to neutral messages (MSG-2). The
+ * provider-level prompt of a language model (`LanguageModelV4Prompt`, what middleware sees) has
+ * the same shapes and converts too.
  *
  * - `tool-call.input` becomes `arguments` JSON text; `tool-result.output` becomes the result's
  *   content (`text`/`error-text` as is, `json`/`error-json` as JSON text, `content` items as
@@ -286,14 +328,15 @@ function messageFrom(message: ParsedAiSdkMessage): MessageInput {
  * - `providerOptions.anthropic.signature` / `redactedData` on reasoning and
  *   `providerOptions.google.thoughtSignature` become the neutral signature fields, so the
  *   history converts natively to Anthropic and Gemini; other `providerOptions` ride along.
- * - Approval, custom, reasoning-file and provider-executed tool parts are carried verbatim.
+ * - Approval, custom, reasoning-file and provider-executed tool parts are carried verbatim
+ *   (bytes and `URL` objects in them come back as bytes and `URL` objects).
  *
  * @throws ChatfoldError `E_UNKNOWN_ROLE` or `E_INVALID_MESSAGE` naming the path, e.g.
  *   `messages[2].content[0].output.type`.
  * @example
  * const messages = fromAiSdk(result.response.messages);
  */
-export function fromAiSdk(messages: readonly AiSdkMessage[], options: NormalizeOptions = {}): Message[] {
+export function fromAiSdk(messages: readonly AiSdkMessageInput[], options: NormalizeOptions = {}): Message[] {
   const parsed = parseProviderInput(aiSdkMessagesSchema, messages, AI_SDK_NAMES);
   return normalizeMessages(parsed.map(messageFrom), options);
 }

@@ -2,6 +2,7 @@
  * MSG-2 property: any valid neutral conversation survives neutral → provider → neutral for
  * every converter, compared on what each provider can carry (see `projection`).
  */
+import { modelMessageSchema } from 'ai';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromAiSdk, toAiSdk } from './ai-sdk.ts';
@@ -220,7 +221,10 @@ describe('every converter keeps text, tool calls, results and reasoning it can c
     const carries: Carries = { isError: true, reasoning: 'all' };
     fc.assert(
       fc.property(conversation, (messages) => {
-        const back = fromAiSdk(toAiSdk(messages));
+        const sent = toAiSdk(messages);
+        // What ai 7's own schema accepts as `messages`.
+        expect(modelMessageSchema.array().safeParse(sent).error).toBeUndefined();
+        const back = fromAiSdk(sent);
         expect(projection(back, carries)).toEqual(projection(messages, carries));
         // Nothing is merged here: the same messages, in the same roles.
         expect(back.map((m) => m.role)).toEqual(messages.map((m) => m.role));

@@ -78,12 +78,12 @@ export const opaqueMarker = (items: readonly OpaqueItem[]): JsonValue | undefine
 export function restoreOpaque<T>(
   items: readonly T[],
   opaque: readonly OpaqueItem[],
-  revive: (value: JsonValue) => T,
+  revive: (value: JsonValue, index: number) => T,
 ): T[] {
   if (opaque.length === 0) return [...items];
   const out = [...items];
   for (const item of [...opaque].sort((a, b) => a.index - b.index)) {
-    out.splice(Math.min(item.index, out.length), 0, revive(item.value));
+    out.splice(Math.min(item.index, out.length), 0, revive(item.value, item.index));
   }
   return out;
 }

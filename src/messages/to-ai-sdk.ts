@@ -2,7 +2,7 @@
  * Neutral messages → AI SDK (MSG-2). Pure; no SDK import.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { writeAiSdkData } from './ai-sdk-data.ts';
+import { decodeOpaque, writeAiSdkData } from './ai-sdk-data.ts';
 import type {
   AiSdkMessage,
   AiSdkPart,
@@ -57,22 +57,15 @@ function attachmentTo(
   const filename = part.filename === undefined ? {} : { filename: part.filename };
   const item = stringMarker(markers, 'item');
   if (asItem && item !== undefined && item !== 'file') {
+    const kept = objectMarker(markers, 'providerOptions');
+    const rest = { ...(kept === undefined ? {} : { providerOptions: kept }), ...objectOf(markers, 'extra') };
     if (item.endsWith('-id'))
-      return { type: item, fileId: markers.fileId, ...objectOf(markers, 'extra') } as AiSdkToolResultContent;
+      return { type: item, fileId: markers.fileId, ...rest } as AiSdkToolResultContent;
+    if (item.endsWith('-reference'))
+      return { type: item, providerReference: markers.providerReference, ...rest } as AiSdkToolResultContent;
     if (item.endsWith('-url'))
-      return {
-        type: item,
-        url: part.url ?? '',
-        ...givenType,
-        ...objectOf(markers, 'extra'),
-      } as AiSdkToolResultContent;
-    return {
-      type: item,
-      data: part.data ?? '',
-      mediaType,
-      ...filename,
-      ...objectOf(markers, 'extra'),
-    } as AiSdkToolResultContent;
+      return { type: item, url: part.url ?? '', ...givenType, ...rest } as AiSdkToolResultContent;
+    return { type: item, data: part.data ?? '', mediaType, ...filename, ...rest } as AiSdkToolResultContent;
   }
   if (asItem && item === undefined) {
     return part.data !== undefined
@@ -184,13 +177,14 @@ function partTo(part: Part, names: ReadonlyMap<string, string>, where: string): 
  * Converts neutral messages to Vercel AI SDK `ModelMessage`s (MSG-2). A system message with
  * several text parts becomes several system messages (`ModelMessage` system content is a
  * string). Reasoning keeps Anthropic signatures in `providerOptions.anthropic` and Gemini
- * thought signatures in `providerOptions.google`. The result is structurally a `ModelMessage[]`;
- * chatfold does not depend on `ai`, so pass it as `messages` (cast with `as ModelMessage[]` if
- * your `ai` version's types differ).
+ * thought signatures in `providerOptions.google`. Parts and forms that came from the AI SDK come
+ * back as they were (a v5 history gives v5 shapes back). The result type is AI SDK 7's
+ * `ModelMessage[]` structurally (chatfold does not import `ai`): with `ai` 7 no cast is needed;
+ * with `ai` 5 or 6 cast it (`as ModelMessage[]`).
  *
  * @throws ChatfoldError `E_INVALID_MESSAGE` for a tool result whose tool name cannot be found.
  * @example
- * const result = await generateText({ model, messages: toAiSdk(history) as ModelMessage[] });
+ * const result = await generateText({ model, messages: toAiSdk(history) });
  */
 export function toAiSdk(messages: readonly Message[], options: ToProviderOptions = {}): AiSdkMessage[] {
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAiSdk');
@@ -226,7 +220,12 @@ export function toAiSdk(messages: readonly Message[], options: ToProviderOptions
     const parts = message.parts
       .filter((part) => reasoning === 'auto' || part.type !== 'reasoning')
       .map((part, i) => partTo(part, names, `messages[${m}].parts[${i}]`));
-    const content = restoreOpaque(parts, opaqueItems(markers), (value) => value as AiSdkPart);
+    const forms = objectOf(markers, 'opaqueForms');
+    const content = restoreOpaque(
+      parts,
+      opaqueItems(markers),
+      (value, index) => decodeOpaque(value, forms[index]) as AiSdkPart,
+    );
     out.push({ role: message.role, content, ...withOptions } as AiSdkMessage);
   });
   return out;
