@@ -20,6 +20,7 @@ import {
 import { compact } from '../src/compaction/compact.ts';
 import type { Message } from '../src/messages/types.ts';
 import { validate } from '../src/messages/validate.ts';
+import { trimToTokens } from '../src/strategies/trim.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import { recordedConversations, syntheticSession } from './corpus.ts';
 import { machine, medianMs } from './harness.ts';
@@ -114,6 +115,15 @@ const cfMs = await medianMs(
   { runs: 21, warmup: 2 },
 );
 
+// The synchronous trimming function (same job as trimMessages, no pipeline around it).
+let trimOutput: readonly Message[] = [];
+const trimMs = await medianMs(
+  () => {
+    trimOutput = trimToTokens(session, { maxTokens, counter });
+  },
+  { runs: 201, warmup: 5 },
+);
+
 // Cold: a fresh counter per run, as an app that does not keep chatfold's per-message cache
 // would call trimMessages (its counter is called on many prefixes of the list).
 const coldLc = await medianMs(
@@ -132,6 +142,12 @@ const coldLc = await medianMs(
     });
   },
   { runs: 1, warmup: 0 },
+);
+const coldTrim = await medianMs(
+  () => {
+    trimToTokens(session, { maxTokens, counter: createTokenCounter({ tokenizer: 'anthropic:claude' }) });
+  },
+  { runs: 3, warmup: 0 },
 );
 const coldCf = await medianMs(
   async () => {
@@ -162,11 +178,21 @@ const result = {
       firstKeptRole: cfOutput[0]?.role,
       validationProblems: problems(cfOutput),
     },
+    chatfoldTrimToTokens: {
+      ms: trimMs,
+      messagesKept: trimOutput.length,
+      tokens: counter.count(trimOutput).total,
+      firstKeptRole: trimOutput[0]?.role,
+      validationProblems: problems(trimOutput),
+    },
     speedup: Math.round((lcMs / cfMs) * 10) / 10,
+    speedupTrimToTokens: Math.round(lcMs / trimMs),
     cold: {
       langchainTrimMessagesMs: coldLc,
       chatfoldTruncateMs: coldCf,
+      chatfoldTrimToTokensMs: coldTrim,
       speedup: Math.round((coldLc / coldCf) * 10) / 10,
+      speedupTrimToTokens: Math.round((coldLc / coldTrim) * 10) / 10,
     },
   },
 };

@@ -134,6 +134,8 @@ export {
   parseShellCommand,
   supersede,
 } from './strategies/supersede/index.ts';
+export type { TrimOptions } from './strategies/trim.ts';
+export { trimToTokens } from './strategies/trim.ts';
 export type { TruncateOptions } from './strategies/truncate.ts';
 export { truncate } from './strategies/truncate.ts';
 export type { StageEffect, Strategy, StrategyContext, StrategyResult } from './strategies/types.ts';
