@@ -31,6 +31,8 @@ export type {
   AnthropicRequestInput,
 } from './messages/anthropic.ts';
 export { fromAnthropic, toAnthropic } from './messages/anthropic.ts';
+export type { CacheBreakpointOptions } from './messages/anthropic-cache.ts';
+export { ANTHROPIC_MAX_BREAKPOINTS, withCacheBreakpoints } from './messages/anthropic-cache.ts';
 export type {
   ClaudeCodeCompaction,
   ClaudeCodeImport,
