@@ -1,0 +1,213 @@
+/**
+ * What the SDK integrations share (RT-2, RT-3): turn the caller's prompt into the messages to
+ * send — stateless with `compact()`, or through a session — and learn from overflow errors.
+ * The integrations only convert formats and call the SDK.
+ */
+import { type CompactOptions, compact } from '../compaction/compact.ts';
+import { resolveCompactionModel } from '../compaction/resolve-model.ts';
+import type { CompactionEvent } from '../compaction/types.ts';
+import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
+import type { Session } from '../session/types.ts';
+import { createHistoryTracker } from './unseen-messages.ts';
+
+/** Without numbers in an overflow error, the retry assumes a window this much smaller (RT-3). */
+export const OVERFLOW_WINDOW_SHRINK = 0.85;
+
+/** A provider's context-overflow error, as `parseContextOverflow` reads it. */
+export interface OverflowReport {
+  readonly provider: string;
+  readonly limit?: number;
+  readonly actual?: number;
+  readonly message: string;
+}
+
+/** Something the integration did instead of failing the request, or a retry it made. */
+export type IntegrationEvent =
+  | CompactionEvent
+  | {
+      /** Preparing the prompt failed; the caller's prompt was sent unchanged. */
+      readonly type: 'prepare-error';
+      readonly error: unknown;
+    }
+  | {
+      /** Recording usage or the reply in the session failed; the response is returned anyway. */
+      readonly type: 'record-error';
+      readonly error: unknown;
+    }
+  | {
+      /** The provider rejected the prompt as too long; chatfold compacts and retries once (RT-3). */
+      readonly type: 'overflow-retry';
+      readonly provider: string;
+      readonly limit?: number;
+      readonly actual?: number;
+    };
+
+/** Options every integration takes besides where the prompt comes from. */
+export interface IntegrationCommonOptions {
+  /** Target provider rules; default: derived from the model or client. */
+  readonly provider?: Provider;
+  /** Called for compactions (stateless mode), fallbacks and retries. Never throws into a request. */
+  readonly onEvent?: (event: IntegrationEvent) => void;
+}
+
+/** Stateless: every call is compacted with these `compact()` options (model: the call's, by default). */
+export type StatelessIntegrationOptions = Omit<CompactOptions, 'onEvent' | 'provider'> &
+  IntegrationCommonOptions & { readonly session?: undefined };
+
+/** Bound to a session: new messages of each call are appended, the session prepares the prompt. */
+export interface SessionIntegrationOptions extends IntegrationCommonOptions {
+  readonly session: Session;
+}
+
+/** How an integration keeps prompts inside the window. */
+export type IntegrationOptions = StatelessIntegrationOptions | SessionIntegrationOptions;
+
+/** One call as the integration sees it, in neutral form. */
+export interface FitRequest {
+  /** The caller's prompt (its whole history). */
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolDefinition[];
+  /** Model id of the call; stateless mode resolves the window from it unless `model` is set. */
+  readonly model?: string;
+  readonly provider?: Provider;
+  readonly signal?: AbortSignal;
+}
+
+/** The integrations' view of stateless compaction or a session. */
+export interface PromptFitter {
+  /** The messages to send. Never throws: on any failure it reports and returns the prompt as is. */
+  fit(request: FitRequest): Promise<readonly Message[]>;
+  /** The messages to send after the provider reported an overflow (compacts harder; may throw). */
+  refit(request: FitRequest, overflow: OverflowReport): Promise<readonly Message[]>;
+  /** Records provider-reported usage (and, in session mode, the reply). Never throws. */
+  record(
+    request: FitRequest,
+    result: { readonly inputTokens?: number; readonly outputTokens?: number; readonly reply?: Message },
+  ): Promise<void>;
+  /** Reports an event, shielding the caller from a throwing listener. */
+  emit(event: IntegrationEvent): void;
+}
+
+/**
+ * Creates the fitter for `options`: a session when `options.session` is set, stateless
+ * `compact()` otherwise. A stateless fitter remembers the window it learned from an overflow
+ * error and uses it for later calls.
+ */
+export function createPromptFitter(options: IntegrationOptions): PromptFitter {
+  const emit = (event: IntegrationEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A failing listener must not fail the user's request.
+    }
+  };
+  const fitting =
+    options.session === undefined ? statelessFitting(options, emit) : sessionFitting(options, emit);
+  return {
+    emit,
+    async fit(request) {
+      try {
+        return await fitting.prepare(request);
+      } catch (error) {
+        emit({ type: 'prepare-error', error });
+        return request.messages;
+      }
+    },
+    refit: fitting.refit,
+    record: fitting.record,
+  };
+}
+
+interface Fitting {
+  prepare(request: FitRequest): Promise<readonly Message[]>;
+  refit: PromptFitter['refit'];
+  record: PromptFitter['record'];
+}
+
+function providerOf(options: IntegrationCommonOptions, request: FitRequest): { provider?: Provider } {
+  const provider = options.provider ?? request.provider;
+  return provider === undefined ? {} : { provider };
+}
+
+function statelessFitting(
+  options: StatelessIntegrationOptions,
+  emit: (event: IntegrationEvent) => void,
+): Fitting {
+  const { provider: _provider, onEvent: _onEvent, session: _session, ...compactOptions } = options;
+  let learnedWindow: number | undefined;
+  const optionsFor = (request: FitRequest): CompactOptions => {
+    const model = compactOptions.model ?? request.model;
+    const window = Math.min(
+      compactOptions.window ?? Number.POSITIVE_INFINITY,
+      learnedWindow ?? Number.POSITIVE_INFINITY,
+    );
+    return {
+      ...compactOptions,
+      ...(model === undefined ? {} : { model }),
+      ...(Number.isFinite(window) ? { window } : {}),
+      ...(request.tools === undefined || request.tools.length === 0 ? {} : { tools: request.tools }),
+      ...providerOf(options, request),
+      onEvent: emit,
+    };
+  };
+  return {
+    async prepare(request) {
+      return (await compact(request.messages, optionsFor(request))).messages;
+    },
+    async refit(request, overflow) {
+      const current = optionsFor(request);
+      const window = current.window ?? resolveCompactionModel(current).window;
+      const next =
+        overflow.limit !== undefined && overflow.limit > 0
+          ? Math.min(window, overflow.limit)
+          : overflow.actual !== undefined
+            ? window
+            : Math.floor(window * OVERFLOW_WINDOW_SHRINK);
+      learnedWindow = Math.min(learnedWindow ?? Number.POSITIVE_INFINITY, next);
+      return (await compact(request.messages, { ...current, mode: 'overflow', window: next })).messages;
+    },
+    async record() {
+      // Stateless: nothing is kept between calls.
+    },
+  };
+}
+
+function sessionFitting(
+  options: SessionIntegrationOptions,
+  emit: (event: IntegrationEvent) => void,
+): Fitting {
+  const { session } = options;
+  const tracker = createHistoryTracker(session);
+  const prepareOptions = (request: FitRequest) => ({
+    ...providerOf(options, request),
+    ...(request.tools === undefined ? {} : { tools: request.tools }),
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+  });
+  return {
+    async prepare(request) {
+      await tracker.append(await tracker.unseen(request.messages));
+      return (await session.prepare(prepareOptions(request))).messages;
+    },
+    async refit(request, overflow) {
+      const reported = {
+        ...(overflow.limit === undefined ? {} : { limit: overflow.limit }),
+        ...(overflow.actual === undefined ? {} : { actual: overflow.actual }),
+      };
+      return (await session.prepare({ ...prepareOptions(request), overflow: reported })).messages;
+    },
+    async record(request, result) {
+      try {
+        const stored =
+          result.reply === undefined ? undefined : await tracker.appendReply(request.messages, result.reply);
+        if (result.inputTokens === undefined && result.outputTokens === undefined) return;
+        await session.recordUsage({
+          ...(result.inputTokens === undefined ? {} : { inputTokens: result.inputTokens }),
+          ...(result.outputTokens === undefined ? {} : { outputTokens: result.outputTokens }),
+          ...(stored === undefined ? {} : { messageId: stored.id }),
+        });
+      } catch (error) {
+        emit({ type: 'record-error', error });
+      }
+    },
+  };
+}
