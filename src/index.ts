@@ -95,6 +95,42 @@ export type { ContextStatus, ContextStatusInput, SummaryStatus } from './policy/
 export { contextStatus } from './policy/status.ts';
 export type { TriggerDecision, TriggerGroup, TriggerInput, Triggers } from './policy/triggers.ts';
 export { DEFAULT_FLOOR, DEFAULT_TARGET, DEFAULT_TRIGGERS, evaluateTriggers } from './policy/triggers.ts';
+// Sessions and stores (RT-1, ST-*)
+export type {
+  Chatfold,
+  ChatfoldOptions,
+  HistoryQuery,
+  PreparedPrompt,
+  PrepareOptions,
+  Session,
+  SessionCompactOptions,
+  SessionEvent,
+  SessionSnapshotContent,
+  SessionStatus,
+  SessionUsage,
+} from './session/index.ts';
+export {
+  createChatfold,
+  OVERFLOW_SHRINK,
+  SUMMARIZER_RETRY_BASE_MS,
+  SUMMARIZER_RETRY_MAX_MS,
+} from './session/index.ts';
+export { MemoryStore, memoryStore } from './stores/memory/index.ts';
+export type {
+  AppendRecord,
+  MessageQuery,
+  SearchQuery,
+  SessionContext,
+  SessionInfo,
+  Snapshot,
+  SnapshotInput,
+  SnapshotKind,
+  Store,
+  StoredMessage,
+  SummarySnapshotContent,
+  WriteSnapshotOptions,
+  WriteSnapshotResult,
+} from './stores/types.ts';
 // Strategies and pipelines (STR-*)
 export type { ClipOptions } from './strategies/clip.ts';
 export { clip, DEFAULT_CLIP_SHARE } from './strategies/clip.ts';

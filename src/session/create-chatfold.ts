@@ -1,0 +1,93 @@
+import { resolveCompactionModel } from '../compaction/resolve-model.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { memoryStore } from '../stores/memory/index.ts';
+import { checkSessionId } from '../stores/shared/errors.ts';
+import type { Store } from '../stores/types.ts';
+import { createCalibratedCounter } from '../tokens/calibrated-counter.ts';
+import { ChatfoldSession, type SessionConfig } from './session.ts';
+import type { Chatfold, ChatfoldOptions, Session } from './types.ts';
+
+/** Setting under which learned context limits are kept, per model (RT-3). */
+const LEARNED_LIMIT_KEY = 'chatfold.learned-window:';
+
+const STORE_METHODS = [
+  'append',
+  'messages',
+  'context',
+  'writeSnapshot',
+  'latestSnapshot',
+  'ensureSession',
+] as const;
+
+/**
+ * Creates chatfold's stateful API (RT-1): sessions persisted in a store, compacted when a
+ * trigger fires, resumed with their latest summary (ST-6).
+ *
+ * @param options The model (or window), the store (default: in memory) and the compaction
+ *   options every session uses: strategy, triggers, target, summarizer, hooks.
+ * @returns `session(id)` opens or creates a session.
+ *
+ * @example
+ * const chatfold = createChatfold({ model: 'gpt-4o', store: sqliteStore('chat.db') });
+ * const session = await chatfold.session('user-42');
+ * await session.append({ role: 'user', parts: [{ type: 'text', text: 'Hello' }] });
+ * const { messages } = await session.prepare({ provider: 'openai' });
+ */
+export function createChatfold(options: ChatfoldOptions): Chatfold {
+  if (typeof options !== 'object' || options === null) {
+    throw new ChatfoldError('E_INVALID_OPTIONS', 'createChatfold: expected an options object', {});
+  }
+  const store: Store = options.store ?? memoryStore();
+  for (const method of STORE_METHODS) {
+    if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
+      throw new ChatfoldError(
+        'E_INVALID_OPTIONS',
+        `createChatfold: store must implement the Store interface (missing ${method})`,
+        { option: 'store', missing: method },
+      );
+    }
+  }
+  const model = resolveCompactionModel(options);
+  const limitKey = `${LEARNED_LIMIT_KEY}${options.model ?? `window-${model.window}`}`;
+  const learnedWindow: { value?: number } = {};
+  let learnedLoaded: Promise<void> | undefined;
+  const config: SessionConfig = {
+    store,
+    options,
+    window: model.window,
+    ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    now: options.now ?? (() => new Date()),
+    learnedWindow,
+    onLearnedWindow: (window) => store.setSetting(limitKey, window),
+  };
+  const sessions = new Map<string, Promise<ChatfoldSession>>();
+
+  return {
+    store,
+    session(id: string): Promise<Session> {
+      const sessionId = checkSessionId(id);
+      let session = sessions.get(sessionId);
+      if (session === undefined) {
+        learnedLoaded ??= store.getSetting(limitKey).then((value) => {
+          if (typeof value === 'number' && value > 0 && learnedWindow.value === undefined) {
+            learnedWindow.value = value;
+          }
+        });
+        session = (async () => {
+          await learnedLoaded;
+          await store.ensureSession(sessionId);
+          const opened = new ChatfoldSession(sessionId, config, createCalibratedCounter(model.counter));
+          await opened.open();
+          return opened;
+        })();
+        sessions.set(sessionId, session);
+        session.catch(() => sessions.delete(sessionId));
+      }
+      return session;
+    },
+    async close() {
+      sessions.clear();
+      await store.close();
+    },
+  };
+}

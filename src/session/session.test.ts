@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'vitest';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import type { Message } from '../messages/types.ts';
+import { validate } from '../messages/validate.ts';
+import { memoryStore } from '../stores/memory/index.ts';
+import type { Store } from '../stores/types.ts';
+import { buildConversation } from '../test/build-conversation.ts';
+import { createChatfold } from './create-chatfold.ts';
+import type { SessionEvent } from './types.ts';
+
+/** An agent-style conversation: each step is a request, a file read and an answer. */
+function agentRun(steps: number, resultChars = 1_500): Message[] {
+  const builder = buildConversation()
+    .system('You are a careful coding agent.')
+    .user('Goal: fix the parser bug');
+  for (let i = 0; i < steps; i++) {
+    builder
+      .toolRound([
+        {
+          name: 'Read',
+          args: { file_path: `/repo/src/file${i}.ts` },
+          result: `// file ${i}\n${'const value = compute();\n'.repeat(Math.ceil(resultChars / 25))}`,
+        },
+      ])
+      .assistant(`Step ${i}: read src/file${i}.ts and ran \`npm test -- file${i}\`; 3 tests pass.`)
+      .user(`Continue with step ${i + 1}.`);
+  }
+  return builder.build();
+}
+
+const WINDOW = 12_000;
+
+describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
+  it('prepares the appended messages unchanged while under the triggers', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('s1');
+    const messages = agentRun(1);
+    await session.append(messages);
+    const prepared = await session.prepare();
+    expect(prepared.report.compacted).toBe(false);
+    expect(prepared.messages.map((m) => m.id)).toEqual(messages.map((m) => m.id));
+    expect(prepared.tokens).toBeGreaterThan(0);
+    const status = await session.status();
+    expect(status.text).toBe(`${messages.length} messages in history (0 summarized)`);
+  });
+
+  it('compacts when a trigger fires, persists a snapshot, and never deletes a message', async () => {
+    const store = memoryStore();
+    const chatfold = createChatfold({ window: WINDOW, store });
+    const session = await chatfold.session('agent');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const messages = agentRun(30);
+    let compactions = 0;
+    // Append turn by turn, preparing before every model call, as an agent loop does.
+    for (let i = 0; i < messages.length; i++) {
+      await session.append(messages[i] as Message);
+      if ((messages[i] as Message).role === 'assistant') continue;
+      const prepared = await session.prepare();
+      if (prepared.report.compacted) compactions++;
+      expect(prepared.report.tokensAfter).toBeLessThanOrEqual(prepared.report.budget.messages);
+      expect(validate(prepared.messages, { allowPendingToolCalls: true })).toEqual([]);
+      if (i >= 1) expect(prepared.messages.some((m) => m.id === 'm1')).toBe(true); // the goal
+    }
+    expect(compactions).toBeGreaterThan(0);
+    expect(events.some((e) => e.type === 'snapshot-written')).toBe(true);
+    expect(events.some((e) => e.type === 'compaction-end')).toBe(true);
+    const stored = await store.messages('agent');
+    expect(stored.map((row) => row.message.id)).toEqual(messages.map((m) => m.id));
+    expect(stored.map((row) => row.seq)).toEqual(messages.map((_, i) => i + 1));
+    const snapshots = await store.snapshots('agent', 'summary');
+    expect(snapshots.length).toBeGreaterThan(0);
+    const content = snapshots.at(-1)?.content as Record<string, unknown>;
+    expect(Object.keys(content)).toEqual(
+      expect.arrayContaining([
+        'summaryText',
+        'messageRange',
+        'compressionTimestamp',
+        'compressionType',
+        'originalTokenCount',
+        'summaryTokenCount',
+        'messagesIncluded',
+        'ledger',
+      ]),
+    );
+    const status = await session.status();
+    expect(status.messagesInHistory).toBe(messages.length);
+    expect(status.messagesSummarized).toBeGreaterThan(0);
+    expect(status.compactions).toBe(snapshots.length);
+    expect(status.text).toMatch(/^\d+ messages in history \(\d+ summarized\)$/);
+  });
+
+  it('resumes with the latest summary and the same prompt after a restart (ST-6, RT-5)', async () => {
+    const store = memoryStore();
+    const first = createChatfold({ window: WINDOW, store });
+    const session = await first.session('resume');
+    await session.append(agentRun(30));
+    const before = await session.prepare();
+    expect(before.report.compacted).toBe(true);
+    const beforeStatus = await session.status();
+
+    const second = createChatfold({ window: WINDOW, store });
+    const resumed = await second.session('resume');
+    const after = await resumed.prepare();
+    expect(after.report.compacted).toBe(false);
+    expect(JSON.stringify(after.messages)).toBe(JSON.stringify(before.messages));
+    const status = await resumed.status();
+    expect(status.text).toBe(beforeStatus.text);
+    expect(status.summary?.messagesSummarized).toBe(beforeStatus.messagesSummarized);
+  });
+
+  it('keeps every prompt a prefix of the next between compactions (RT-5)', async () => {
+    const chatfold = createChatfold({ window: 200_000 });
+    const session = await chatfold.session('prefix');
+    const messages = agentRun(5);
+    let previous: readonly Message[] = [];
+    for (const message of messages) {
+      await session.append(message);
+      const prepared = await session.prepare();
+      expect(prepared.messages.slice(0, previous.length)).toEqual(previous);
+      if (previous.length > 0) expect(prepared.cachedPrefixTokens).toBeGreaterThan(0);
+      previous = prepared.messages;
+    }
+  });
+
+  it('stores two identical turns without ids as two messages', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('twice');
+    const yes = { role: 'user', parts: [{ type: 'text', text: 'yes' }] } as const;
+    await session.append(yes);
+    await session.append(yes);
+    const history = await session.history();
+    expect(history.map((row) => row.seq)).toEqual([1, 2]);
+    expect(new Set(history.map((row) => row.message.id)).size).toBe(2);
+  });
+
+  it('re-appending messages with the same ids is idempotent', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('retry');
+    const messages = agentRun(2);
+    await session.append(messages);
+    await session.append(messages);
+    expect((await session.history()).length).toBe(messages.length);
+    expect((await session.prepare()).messages.length).toBe(messages.length);
+  });
+
+  it('searches and pages the full history, summarized messages included (ST-3)', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('search');
+    await session.append(agentRun(30));
+    await session.compact();
+    const hits = await session.history({ query: 'SRC/FILE3.TS' });
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((row) => JSON.stringify(row.message).toLowerCase().includes('src/file3.ts'))).toBe(
+      true,
+    );
+    const page = await session.history({ limit: 5, before: 20 });
+    expect(page.map((row) => row.seq)).toEqual([15, 16, 17, 18, 19]);
+  });
+
+  it('picks up messages and compactions written by another instance (ST-5)', async () => {
+    const store = memoryStore();
+    const a = await createChatfold({ window: WINDOW, store }).session('shared');
+    const b = await createChatfold({ window: WINDOW, store }).session('shared');
+    const messages = agentRun(30);
+    const half = Math.floor(messages.length / 2);
+    await Promise.all([a.append(messages.slice(0, half)), b.append(messages.slice(half))]);
+    const rows = await store.messages('shared');
+    expect(rows.map((row) => row.seq)).toEqual(messages.map((_, i) => i + 1));
+    await a.compact();
+    const snapshots = (await store.snapshots('shared', 'summary')).length;
+    const report = await b.compact();
+    // b saw a's snapshot before compacting: it builds on it instead of writing a rival.
+    expect((await store.snapshots('shared', 'summary')).length).toBeGreaterThanOrEqual(snapshots);
+    expect(report.reason).not.toMatch(/another writer/);
+    const fromA = await a.prepare();
+    const fromB = await b.prepare();
+    expect(fromA.messages.map((m) => m.id)).toEqual(fromB.messages.map((m) => m.id));
+  });
+
+  it('of two racing compactions, one writes and the other loads its snapshot (ST-5)', async () => {
+    const inner = memoryStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let waiting = 0;
+    // Both sessions read the same latest snapshot, then write at the same time.
+    const store: Store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key === 'writeSnapshot') {
+          return async (...args: Parameters<Store['writeSnapshot']>) => {
+            waiting++;
+            if (waiting === 2) release();
+            await gate;
+            return target.writeSnapshot(...args);
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const a = await createChatfold({ window: WINDOW, store }).session('race');
+    const b = await createChatfold({ window: WINDOW, store }).session('race');
+    await a.append(agentRun(30));
+    const conflicts: SessionEvent[] = [];
+    a.on((e) => e.type === 'snapshot-conflict' && conflicts.push(e));
+    b.on((e) => e.type === 'snapshot-conflict' && conflicts.push(e));
+    const [ra, rb] = await Promise.all([a.compact(), b.compact()]);
+    expect((await inner.snapshots('race', 'summary')).length).toBe(1);
+    expect(conflicts.length).toBe(1);
+    expect([ra.reason, rb.reason].filter((r) => /another writer/.test(r)).length).toBe(1);
+    const [pa, pb] = await Promise.all([a.prepare(), b.prepare()]);
+    expect(JSON.stringify(pa.messages)).toBe(JSON.stringify(pb.messages));
+  });
+
+  it('learns the limit from an overflow error, compacts under it and remembers it (RT-3)', async () => {
+    const store = memoryStore();
+    const chatfold = createChatfold({ window: 100_000, store });
+    const session = await chatfold.session('overflow');
+    await session.append(agentRun(30));
+    const normal = await session.prepare();
+    expect(normal.report.compacted).toBe(false);
+    const retry = await session.prepare({ overflow: { limit: 8_000, actual: normal.tokens + 500 } });
+    expect(retry.report.compacted).toBe(true);
+    expect(retry.report.trigger).toBe('overflow');
+    expect(retry.report.budget.window).toBe(8_000);
+    expect(retry.tokens).toBeLessThanOrEqual(8_000);
+    const later = await createChatfold({ window: 100_000, store }).session('other');
+    await later.append(agentRun(1));
+    expect((await later.prepare()).report.budget.window).toBe(8_000);
+  });
+
+  it('falls back to the extractive summary when the summarizer fails, then backs off (RT-4)', async () => {
+    let calls = 0;
+    let now = Date.UTC(2026, 10, 1);
+    const chatfold = createChatfold({
+      window: WINDOW,
+      now: () => new Date(now),
+      summarizer: async () => {
+        calls++;
+        throw new Error('503 Service Unavailable');
+      },
+    });
+    const session = await chatfold.session('fallback');
+    const events: SessionEvent[] = [];
+    session.on((e) => events.push(e));
+    const messages = agentRun(40);
+    await session.append(messages.slice(0, 60));
+    const first = await session.compact();
+    expect(first.summary).toBeDefined();
+    expect(calls).toBeGreaterThan(0);
+    expect(events.find((e) => e.type === 'summarizer-fallback')).toMatchObject({ retryAfterMs: 30_000 });
+    const callsAfterFirst = calls;
+    await session.append(messages.slice(60, 100));
+    await session.compact();
+    expect(calls).toBe(callsAfterFirst); // within the back-off: no call
+    now += 31_000;
+    await session.append(messages.slice(100));
+    await session.compact();
+    expect(calls).toBeGreaterThan(callsAfterFirst);
+  });
+
+  it('calibrates counts from reported usage (TOK-5)', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('usage');
+    const [message] = await session.append({ role: 'user', parts: [{ type: 'text', text: 'hello there' }] });
+    const prepared = await session.prepare();
+    await session.recordUsage({ inputTokens: prepared.tokens * 2, outputTokens: 5 });
+    const reply = await session.append({ role: 'assistant', parts: [{ type: 'text', text: 'hi' }] });
+    await session.recordUsage({ inputTokens: 40, outputTokens: 1, messageId: reply[0]?.id as string });
+    expect((await session.status()).accuracy).toBe('calibrated');
+    const rows = await session.history();
+    expect(rows.find((row) => row.message.id === reply[0]?.id)).toMatchObject({
+      inputTokens: 40,
+      outputTokens: 1,
+    });
+    expect(rows[0]?.message.id).toBe(message?.id);
+  });
+
+  it('rejects bad options and session ids with typed errors', async () => {
+    expect(() => createChatfold({} as never)).toThrow(ChatfoldError);
+    expect(() => createChatfold({ window: 1000, store: {} as Store })).toThrow(/Store interface/);
+    const chatfold = createChatfold({ window: WINDOW });
+    expect(() => chatfold.session('')).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS' }));
+    await expect(
+      (await chatfold.session('ok')).append({ role: 'robot', parts: [] } as never),
+    ).rejects.toMatchObject({ code: 'E_UNKNOWN_ROLE' });
+  });
+});

@@ -1,0 +1,1 @@
+export { MemoryStore, memoryStore } from './memory-store.ts';

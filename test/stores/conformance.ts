@@ -1,0 +1,382 @@
+/**
+ * The one conformance suite every Store implementation passes (ST-1). A store test calls
+ * `runStoreConformance(name, factory)`; `factory` returns a fresh, empty store (and, for
+ * persistent stores, `reopen` to open the same data again).
+ */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
+import type { Message } from '../../src/messages/types.ts';
+import type { AppendRecord, SnapshotInput, Store } from '../../src/stores/types.ts';
+
+export interface StoreUnderTest {
+  readonly store: Store;
+  /** Opens the same data again (a restart); persistent stores only. */
+  readonly reopen?: () => Promise<Store>;
+  readonly cleanup?: () => Promise<void>;
+}
+
+let counter = 0;
+
+/** A message with an id unique in the test run. */
+export function message(text: string, role: Message['role'] = 'user', extra: Partial<Message> = {}): Message {
+  counter++;
+  return {
+    id: `msg_${counter}_${text.length}`,
+    role,
+    parts: [{ type: 'text', text }],
+    createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, counter % 60)).toISOString(),
+    ...extra,
+  };
+}
+
+const records = (messages: readonly Message[]): AppendRecord[] => messages.map((m) => ({ message: m }));
+
+function summary(cutoffSeq: number, cutoffId: string, text = 'summary'): SnapshotInput {
+  return {
+    kind: 'summary',
+    content: {
+      summaryText: text,
+      messageRange: { firstMessageId: 'a', lastMessageId: cutoffId },
+      compressionTimestamp: '2026-01-01T00:00:00.000Z',
+      compressionType: 'auto',
+      originalTokenCount: 1000,
+      summaryTokenCount: 100,
+      messagesIncluded: cutoffSeq,
+      ledger: {
+        filesRead: ['src/a.ts'],
+        filesModified: [],
+        commands: [],
+        urls: [],
+        identifiers: [],
+        numbers: [],
+        errors: [],
+      },
+    },
+    messageCutoffId: cutoffId,
+    cutoffSeq,
+    tokenCount: 100,
+  };
+}
+
+/** Registers the conformance tests for one store implementation. */
+export function runStoreConformance(name: string, factory: () => Promise<StoreUnderTest>): void {
+  describe(`Store conformance: ${name} (ST-1..5)`, () => {
+    const opened: StoreUnderTest[] = [];
+    const open = async (): Promise<StoreUnderTest> => {
+      const under = await factory();
+      opened.push(under);
+      return under;
+    };
+    afterEach(async () => {
+      for (const under of opened.splice(0)) {
+        await under.store.close();
+        await under.cleanup?.();
+      }
+    });
+
+    it('appends in order with seq 1..n and no gaps, creating the session', async () => {
+      const { store } = await open();
+      const batch = [message('a'), message('b', 'assistant'), message('c')];
+      const rows = await store.append('s', records(batch));
+      expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(rows.every((r) => r.sessionId === 's' && typeof r.storedAt === 'string')).toBe(true);
+      const more = await store.append('s', records([message('d')]));
+      expect(more[0]?.seq).toBe(4);
+      expect((await store.messages('s')).map((r) => r.message.id)).toEqual([
+        ...batch.map((m) => m.id),
+        more[0]?.message.id,
+      ]);
+      expect((await store.getSession('s'))?.messageCount).toBe(4);
+      expect(await store.messages('nobody')).toEqual([]);
+    });
+
+    it('is idempotent for a re-appended id and refuses the same id with other content', async () => {
+      const { store } = await open();
+      const m = message('once');
+      const [first] = await store.append('s', records([m]));
+      const again = await store.append('s', records([m, message('next')]));
+      expect(again.map((r) => r.seq)).toEqual([1, 2]);
+      expect(again[0]).toEqual(first);
+      await expect(
+        store.append('s', records([{ ...m, parts: [{ type: 'text', text: 'changed' }] }])),
+      ).rejects.toSatisfy((e: unknown) => ChatfoldError.hasCode(e, 'E_STORE_CONFLICT'));
+      // All or nothing: the failed batch stored nothing.
+      expect((await store.messages('s')).length).toBe(2);
+      // The same id in another session is another message.
+      expect((await store.append('t', records([m])))[0]?.seq).toBe(1);
+    });
+
+    it('appends a batch all or none', async () => {
+      const { store } = await open();
+      const m = message('x');
+      await store.append('s', records([m]));
+      const clash = { ...m, parts: [{ type: 'text' as const, text: 'other' }] };
+      await expect(store.append('s', records([message('y'), clash]))).rejects.toBeInstanceOf(Error);
+      expect((await store.messages('s')).map((r) => r.seq)).toEqual([1]);
+    });
+
+    it('queries by seq range, limit and order', async () => {
+      const { store } = await open();
+      await store.append('s', records(Array.from({ length: 10 }, (_, i) => message(`m${i}`))));
+      const seqs = async (q: Parameters<Store['messages']>[1]) =>
+        (await store.messages('s', q)).map((r) => r.seq);
+      expect(await seqs({ afterSeq: 7 })).toEqual([8, 9, 10]);
+      expect(await seqs({ beforeSeq: 3 })).toEqual([1, 2]);
+      expect(await seqs({ afterSeq: 2, beforeSeq: 6 })).toEqual([3, 4, 5]);
+      expect(await seqs({ limit: 3 })).toEqual([1, 2, 3]);
+      expect(await seqs({ limit: 3, order: 'desc' })).toEqual([10, 9, 8]);
+      expect(await seqs({ beforeSeq: 6, limit: 2, order: 'desc' })).toEqual([5, 4]);
+    });
+
+    it('round-trips content exactly: unicode, attachments, tool parts, reasoning, metadata, usage', async () => {
+      const { store } = await open();
+      const rich: Message = {
+        id: 'rich "quoted"\n/../id',
+        role: 'assistant',
+        createdAt: '2026-02-03T04:05:06.789Z',
+        name: 'agent',
+        pinned: true,
+        usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 1 },
+        metadata: { nested: { a: [1, 2.5, null, true, 'ü'] } },
+        providerMetadata: { anthropic: { cache_control: { type: 'ephemeral' } } },
+        parts: [
+          { type: 'reasoning', text: 'thinking…', signature: 'sig==' },
+          { type: 'text', text: 'emoji 🧪, CJK 漢字, RTL שלום, NUL-free \u2028 line sep' },
+          { type: 'tool-call', id: 'call_1', name: 'Read', arguments: '{"file_path": "src/ä.ts" ,"n":1}' },
+          { type: 'attachment', kind: 'image', mediaType: 'image/png', size: 1234, filename: 'x.png' },
+        ],
+      };
+      const tool: Message = {
+        id: 'tool-1',
+        role: 'tool',
+        createdAt: '2026-02-03T04:05:07.000Z',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: 'call_1',
+            toolName: 'Read',
+            isError: true,
+            content: [{ type: 'text', text: 'ENOENT' }],
+          },
+        ],
+      };
+      await store.append('weird/../ session "id" 🧪', [
+        {
+          message: rich,
+          inputTokens: 100,
+          outputTokens: 7,
+          tokenEstimate: 95,
+          tokenizer: 'openai:o200k_base',
+        },
+        { message: tool },
+      ]);
+      const [a, b] = await store.messages('weird/../ session "id" 🧪');
+      expect(a?.message).toEqual(rich);
+      expect(a).toMatchObject({
+        inputTokens: 100,
+        outputTokens: 7,
+        tokenEstimate: 95,
+        tokenizer: 'openai:o200k_base',
+      });
+      expect(b?.message).toEqual(tool);
+      expect(JSON.stringify(a?.message)).toBe(JSON.stringify(rich));
+    });
+
+    it('records usage on a stored message and changes nothing else', async () => {
+      const { store } = await open();
+      const m = message('reply', 'assistant');
+      await store.append('s', records([message('q'), m]));
+      await store.recordUsage('s', m.id, { inputTokens: 500, outputTokens: 20 });
+      const rows = await store.messages('s');
+      expect(rows[1]).toMatchObject({ seq: 2, inputTokens: 500, outputTokens: 20, message: m });
+      expect(rows[0]?.inputTokens).toBeUndefined();
+    });
+
+    it('writes snapshots compare-and-set, per kind (ST-4, ST-5)', async () => {
+      const { store } = await open();
+      const batch = Array.from({ length: 6 }, (_, i) => message(`m${i}`));
+      await store.append('s', records(batch));
+      expect(await store.latestSnapshot('s')).toBeUndefined();
+      const first = await store.writeSnapshot('s', summary(3, batch[2]?.id as string), {
+        expectedLatestId: null,
+      });
+      expect(first.written).toBe(true);
+      if (!first.written) return;
+      expect(first.snapshot).toMatchObject({
+        sessionId: 's',
+        kind: 'summary',
+        cutoffSeq: 3,
+        tokenCount: 100,
+      });
+      const stale = await store.writeSnapshot('s', summary(4, batch[3]?.id as string), {
+        expectedLatestId: null,
+      });
+      expect(stale).toEqual({ written: false, latest: first.snapshot });
+      const second = await store.writeSnapshot('s', summary(5, batch[4]?.id as string, 'second'), {
+        expectedLatestId: first.snapshot.id,
+      });
+      expect(second.written).toBe(true);
+      expect((await store.latestSnapshot('s'))?.cutoffSeq).toBe(5);
+      expect((await store.latestSnapshot('s', 'summary'))?.content).toMatchObject({ summaryText: 'second' });
+      // Another kind has its own chain.
+      const title = await store.writeSnapshot(
+        's',
+        {
+          kind: 'title',
+          content: 'Fixing the parser',
+          messageCutoffId: batch[0]?.id as string,
+          cutoffSeq: 1,
+          tokenCount: 3,
+        },
+        { expectedLatestId: null },
+      );
+      expect(title.written).toBe(true);
+      expect((await store.latestSnapshot('s', 'title'))?.content).toBe('Fixing the parser');
+      expect((await store.snapshots('s', 'summary')).map((s) => s.cutoffSeq)).toEqual([3, 5]);
+      expect((await store.snapshots('s')).length).toBe(3);
+      // Messages are untouched by snapshots (ST-3).
+      expect((await store.messages('s')).length).toBe(6);
+    });
+
+    it('lets exactly one of concurrent snapshot writers win', async () => {
+      const { store } = await open();
+      const batch = Array.from({ length: 4 }, (_, i) => message(`m${i}`));
+      await store.append('s', records(batch));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          store.writeSnapshot('s', summary(2, batch[1]?.id as string, `w${i}`), { expectedLatestId: null }),
+        ),
+      );
+      expect(results.filter((r) => r.written).length).toBe(1);
+      expect((await store.snapshots('s', 'summary')).length).toBe(1);
+    });
+
+    it('reads the context: latest summary, head, and the messages after its cutoff (ST-6)', async () => {
+      const { store } = await open();
+      const batch = Array.from({ length: 8 }, (_, i) => message(`m${i}`));
+      await store.append('s', records(batch));
+      const none = await store.context('s', { headCount: 2 });
+      expect(none.snapshot).toBeUndefined();
+      expect(none.tail.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(none.messageCount).toBe(8);
+      await store.writeSnapshot('s', summary(5, batch[4]?.id as string), { expectedLatestId: null });
+      const ctx = await store.context('s', { headCount: 2 });
+      expect(ctx.snapshot?.cutoffSeq).toBe(5);
+      expect(ctx.head.map((r) => r.seq)).toEqual([1, 2]);
+      expect(ctx.tail.map((r) => r.seq)).toEqual([6, 7, 8]);
+      expect(ctx.messageCount).toBe(8);
+      expect((await store.context('s')).head).toEqual([]);
+      const empty = await store.context('nobody');
+      expect(empty).toMatchObject({ head: [], tail: [], messageCount: 0 });
+    });
+
+    it('searches text, tool arguments and tool results case-insensitively, newest first, with paging', async () => {
+      const { store } = await open();
+      const call: Message = {
+        id: 'call-msg',
+        role: 'assistant',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        parts: [{ type: 'tool-call', id: 'c1', name: 'Read', arguments: '{"file_path":"src/Parser.ts"}' }],
+      };
+      const result: Message = {
+        id: 'result-msg',
+        role: 'tool',
+        createdAt: '2026-01-01T00:00:01.000Z',
+        parts: [
+          { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'export class PARSER {}' }] },
+        ],
+      };
+      await store.append(
+        's',
+        records([
+          message('fix the parser please'),
+          call,
+          result,
+          message('unrelated'),
+          message('Parser done'),
+        ]),
+      );
+      const hits = await store.search('s', { text: 'parser' });
+      expect(hits.map((r) => r.seq)).toEqual([5, 3, 2, 1]);
+      expect((await store.search('s', { text: 'PARSER', limit: 2 })).map((r) => r.seq)).toEqual([5, 3]);
+      expect((await store.search('s', { text: 'parser', beforeSeq: 3 })).map((r) => r.seq)).toEqual([2, 1]);
+      expect(await store.search('s', { text: '100%_' })).toEqual([]);
+      expect(await store.search('other', { text: 'parser' })).toEqual([]);
+    });
+
+    it('keeps sessions, metadata and settings', async () => {
+      const { store } = await open();
+      const created = await store.ensureSession('a', { title: 'first', tags: ['x'] });
+      expect(created).toMatchObject({ id: 'a', messageCount: 0, metadata: { title: 'first', tags: ['x'] } });
+      const merged = await store.ensureSession('a', { owner: 'me' });
+      expect(merged.metadata).toEqual({ title: 'first', tags: ['x'], owner: 'me' });
+      await store.append('b', records([message('hi')]));
+      const ids = (await store.listSessions()).map((s) => s.id).sort();
+      expect(ids).toEqual(['a', 'b']);
+      expect((await store.listSessions({ limit: 1 })).length).toBe(1);
+      expect(await store.getSession('zzz')).toBeUndefined();
+      expect(await store.getSetting('k')).toBeUndefined();
+      await store.setSetting('k', { n: 1, list: [true, null, 'ü'] });
+      expect(await store.getSetting('k')).toEqual({ n: 1, list: [true, null, 'ü'] });
+      await store.setSetting('k', 2);
+      expect(await store.getSetting('k')).toBe(2);
+    });
+
+    it('never loses or duplicates a seq under concurrent appends', async () => {
+      const { store } = await open();
+      const batches = Array.from({ length: 20 }, (_, b) =>
+        Array.from({ length: 5 }, (_, i) => message(`b${b}m${i}`)),
+      );
+      await Promise.all(batches.map((batch) => store.append('s', records(batch))));
+      const rows = await store.messages('s');
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(new Set(rows.map((r) => r.message.id)).size).toBe(100);
+      // Each batch stays contiguous and in order (a batch is one transaction).
+      for (const batch of batches) {
+        const at = rows.findIndex((r) => r.message.id === batch[0]?.id);
+        expect(rows.slice(at, at + batch.length).map((r) => r.message.id)).toEqual(batch.map((m) => m.id));
+      }
+    });
+
+    it('keeps the seq invariant for random append batches (property)', async () => {
+      const { store } = await open();
+      let session = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(fc.string({ maxLength: 30 }), { maxLength: 5 }), { maxLength: 6 }),
+          async (batches) => {
+            const id = `p${session++}`;
+            const all: Message[] = [];
+            for (const texts of batches) {
+              const batch = texts.map((t) => message(t));
+              all.push(...batch);
+              await store.append(id, records(batch));
+            }
+            const rows = await store.messages(id);
+            expect(rows.map((r) => r.seq)).toEqual(all.map((_, i) => i + 1));
+            expect(rows.map((r) => r.message)).toEqual(all);
+          },
+        ),
+        { numRuns: 25 },
+      );
+    });
+
+    it('closes idempotently and, when persistent, sees everything after reopening', async () => {
+      const under = await open();
+      const m = message('persist me');
+      await under.store.append('s', [{ message: m, tokenEstimate: 3, tokenizer: 'chars/4' }]);
+      await under.store.writeSnapshot('s', summary(1, m.id), { expectedLatestId: null });
+      await under.store.setSetting('k', 'v');
+      await under.store.close();
+      await under.store.close();
+      if (under.reopen === undefined) return;
+      const again = await under.reopen();
+      opened.push({ store: again });
+      expect((await again.messages('s')).map((r) => r.message)).toEqual([m]);
+      expect((await again.latestSnapshot('s'))?.cutoffSeq).toBe(1);
+      expect(await again.getSetting('k')).toBe('v');
+      expect((await again.append('s', records([message('after')])))[0]?.seq).toBe(2);
+    });
+  });
+}
