@@ -7,11 +7,9 @@ import { type CompactOptions, compact } from '../compaction/compact.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
+import { OVERFLOW_SHRINK } from '../session/session.ts';
 import type { Session } from '../session/types.ts';
 import { createHistoryTracker } from './unseen-messages.ts';
-
-/** Without numbers in an overflow error, the retry assumes a window this much smaller (RT-3). */
-export const OVERFLOW_WINDOW_SHRINK = 0.85;
 
 /** A provider's context-overflow error, as `parseContextOverflow` reads it. */
 export interface OverflowReport {
@@ -134,6 +132,7 @@ function statelessFitting(
   emit: (event: IntegrationEvent) => void,
 ): Fitting {
   const { provider: _provider, onEvent: _onEvent, session: _session, ...compactOptions } = options;
+  // Like a session's, learned from overflow errors and used for every later call (RT-3).
   let learnedWindow: number | undefined;
   const optionsFor = (request: FitRequest): CompactOptions => {
     const model = compactOptions.model ?? request.model;
@@ -162,7 +161,7 @@ function statelessFitting(
           ? Math.min(window, overflow.limit)
           : overflow.actual !== undefined
             ? window
-            : Math.floor(window * OVERFLOW_WINDOW_SHRINK);
+            : Math.floor(window * OVERFLOW_SHRINK);
       learnedWindow = Math.min(learnedWindow ?? Number.POSITIVE_INFINITY, next);
       return (await compact(request.messages, { ...current, mode: 'overflow', window: next })).messages;
     },

@@ -21,15 +21,13 @@ function longRun() {
     .system('You are a coding agent.')
     .user('Fix the failing test in src/app.ts');
   for (let i = 0; i < 30; i++) {
-    builder
-      .assistant(`Step ${i}.`)
-      .toolRound([
-        {
-          name: 'Read',
-          args: { file_path: `src/file${i}.ts` },
-          result: `export const v${i} = ${i};\n`.repeat(60),
-        },
-      ]);
+    builder.assistant(`Step ${i}.`).toolRound([
+      {
+        name: 'Read',
+        args: { file_path: `src/file${i}.ts` },
+        result: `export const v${i} = ${i};\n`.repeat(60),
+      },
+    ]);
   }
   return builder.user('Run the suite').build();
 }
