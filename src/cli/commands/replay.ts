@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { replayConversation } from '../../evaluation/replay.ts';
 import { renderReplayChart } from '../../evaluation/replay-chart.ts';
 import type { Provider } from '../../messages/types.ts';
@@ -10,12 +9,14 @@ import { createStrategyRegistry } from '../../strategies/registry.ts';
 import { counterFor } from '../../tokens/count-tokens.ts';
 import { type ConversationFormat, loadConversation } from '../load-conversation.ts';
 import { defaultModelFor, parseFormat, parsePositiveInteger, parseShare, print } from '../options.ts';
+import { summarizerFromSpec } from '../summarizer-spec.ts';
 
 interface ReplayCliOptions {
   model?: string;
   window?: number;
   strategy: string;
   summarizer: string;
+  summarizerBaseUrl?: string;
   target?: number;
   format?: ConversationFormat;
   json?: boolean;
@@ -49,19 +50,20 @@ export function registerReplay(program: Command): void {
       `strategy or pipeline: ${createStrategyRegistry().names().join(', ')}`,
       'hybrid',
     )
-    .option('--summarizer <name>', 'summarizer: extractive (offline)', 'extractive')
+    .option(
+      '--summarizer <spec>',
+      'extractive (offline) or provider:model through the AI SDK: openai:gpt-4o-mini, anthropic:…, google:…, openai-compatible:… (keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)',
+      'extractive',
+    )
+    .option('--summarizer-base-url <url>', 'base URL of the summarizer API (any OpenAI-compatible server)')
     .option('--target <share>', 'compact down to this share of the budget', parseShare)
     .option('-f, --format <format>', 'force the input format', parseFormat)
     .option('--json', 'print the report as JSON')
     .option('--chart <file.svg>', 'write an SVG chart of context size per turn')
     .action(async (file: string, options: ReplayCliOptions) => {
-      if (options.summarizer !== 'extractive') {
-        throw new ChatfoldError(
-          'E_INVALID_OPTIONS',
-          `--summarizer ${options.summarizer}: only the offline extractive summarizer is available from the CLI so far; LLM summarizers are used through the library's Summarizer interface`,
-          { summarizer: options.summarizer },
-        );
-      }
+      const summarizer = await summarizerFromSpec(options.summarizer, {
+        ...(options.summarizerBaseUrl === undefined ? {} : { baseURL: options.summarizerBaseUrl }),
+      });
       const registry = createStrategyRegistry();
       registry.resolve(options.strategy);
       const { format, messages } = await loadConversation(file, options.format);
@@ -78,6 +80,7 @@ export function registerReplay(program: Command): void {
         strategy: options.strategy,
         ...(provider === undefined ? {} : { provider }),
         ...(options.target === undefined ? {} : { target: options.target }),
+        ...(summarizer === undefined ? {} : { summarizer }),
       });
       if (options.chart !== undefined) {
         const svg = renderReplayChart(result.perTurn, {
