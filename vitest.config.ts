@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // examples/ import the package by name, as a user would; tests run them against the source.
+  resolve: {
+    alias: [
+      { find: /^chatfold$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      {
+        find: /^chatfold\/(ai-sdk|openai)$/,
+        replacement: fileURLToPath(new URL('./src/integrations/$1/index.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -71,7 +71,10 @@ export function measureChatTemplate(tokenizer: PretrainedTokenizer): ChatFormat 
 function templateTrimsContent(tokenizer: PretrainedTokenizer): boolean {
   try {
     const render = (content: string): ArrayLike<number> | string =>
-      tokenizer.apply_chat_template([{ role: 'user', content }], { tokenize: true, add_generation_prompt: false });
+      tokenizer.apply_chat_template([{ role: 'user', content }], {
+        tokenize: true,
+        add_generation_prompt: false,
+      });
     return render('  a  ').length === render('a').length;
   } catch {
     return false;
