@@ -7,7 +7,7 @@ import {
   type FakeProviderServer,
   geminiCountTokens,
   startFakeProvider,
-} from '../fake-providers/index.ts';
+} from '../../src/fake-provider/index.ts';
 import { conversationFixtures, fixture, runChatfold } from './run-chatfold.ts';
 
 interface CountJson {
@@ -212,7 +212,7 @@ describe('chatfold count formats and models (CLI-2)', () => {
 describe('chatfold count --exact through the provider count endpoints (TOK-4)', () => {
   let server: FakeProviderServer;
   beforeAll(async () => {
-    server = await startFakeProvider([anthropicCountTokens, geminiCountTokens]);
+    server = await startFakeProvider({ routes: [anthropicCountTokens, geminiCountTokens] });
   });
   beforeEach(() => server.reset());
   afterAll(() => server.close());

@@ -1,14 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  anthropicCountTokens,
+  type FakeProviderServer,
+  startFakeProvider,
+} from '../../src/fake-provider/index.ts';
 import { createAnthropicTokenCounter } from '../../src/integrations/count-tokens/anthropic.ts';
 import type { CountFallback } from '../../src/integrations/count-tokens/provider-counter.ts';
 import { buildConversation } from '../../src/test/build-conversation.ts';
-import { anthropicCountTokens, type FakeProviderServer, startFakeProvider } from '../fake-providers/index.ts';
 import { messages, tools } from './conversation.ts';
 
 let server: FakeProviderServer;
 beforeAll(async () => {
-  server = await startFakeProvider([anthropicCountTokens]);
+  server = await startFakeProvider({ routes: [anthropicCountTokens] });
 });
 beforeEach(() => server.reset());
 afterAll(() => server.close());

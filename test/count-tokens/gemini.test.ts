@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  type FakeProviderServer,
+  geminiCountTokens,
+  startFakeProvider,
+} from '../../src/fake-provider/index.ts';
+import {
   createGeminiTokenCounter,
   type GeminiCountClient,
 } from '../../src/integrations/count-tokens/gemini.ts';
 import type { CountFallback } from '../../src/integrations/count-tokens/provider-counter.ts';
 import { counterFor } from '../../src/tokens/count-tokens.ts';
-import { type FakeProviderServer, geminiCountTokens, startFakeProvider } from '../fake-providers/index.ts';
 import { messages, tools } from './conversation.ts';
 
 let server: FakeProviderServer;
 beforeAll(async () => {
-  server = await startFakeProvider([geminiCountTokens]);
+  server = await startFakeProvider({ routes: [geminiCountTokens] });
 });
 beforeEach(() => server.reset());
 afterAll(() => server.close());

@@ -1,3 +1,4 @@
+import { quarterOfJson } from '../chat-turn.ts';
 import type { FakeRoute } from '../server.ts';
 import { geminiError } from './errors.ts';
 
@@ -33,6 +34,6 @@ export const geminiCountTokens: FakeRoute = {
           `* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.`,
         );
     }
-    return { status: 200, body: { totalTokens: behaviour.countTokens(request) } };
+    return { status: 200, body: { totalTokens: behaviour.countTokens?.(request) ?? quarterOfJson(body) } };
   },
 };

@@ -1,3 +1,4 @@
+import { quarterOfJson } from '../chat-turn.ts';
 import type { FakeRoute } from '../server.ts';
 import { anthropicError } from './errors.ts';
 
@@ -28,6 +29,6 @@ export const anthropicCountTokens: FakeRoute = {
       if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant'))
         return anthropicError(400, `messages.${index}.role: Input should be 'user' or 'assistant'`);
     }
-    return { status: 200, body: { input_tokens: behaviour.countTokens(request) } };
+    return { status: 200, body: { input_tokens: behaviour.countTokens?.(request) ?? quarterOfJson(body) } };
   },
 };

@@ -8,7 +8,7 @@ import {
 
 let server: FakeProviderServer;
 beforeAll(async () => {
-  server = await startFakeProvider([anthropicCountTokens, geminiCountTokens]);
+  server = await startFakeProvider({ routes: [anthropicCountTokens, geminiCountTokens] });
 });
 beforeEach(() => server.reset());
 afterAll(() => server.close());

@@ -1,0 +1,122 @@
+import type { Message, ToolDefinition } from '../messages/types.ts';
+import { countTokens } from '../tokens/count-tokens.ts';
+import type { FakeContextLimit, FakeProviderBehaviour, RecordedRequest } from './server.ts';
+
+/** The provider wire formats the fake server speaks. */
+export type FakeProviderName = 'openai' | 'anthropic' | 'gemini';
+
+/** A tool call the fake model makes. */
+export interface FakeToolCall {
+  /** Default: generated in the provider's style (`call_…`, `toolu_…`). */
+  readonly id?: string;
+  readonly name: string;
+  /** Default `{}`. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+}
+
+/** What the fake model answers; every field is optional. */
+export interface FakeAnswer {
+  readonly text?: string;
+  readonly toolCalls?: readonly FakeToolCall[];
+  /** Reported usage; default: the counted prompt, and output characters / 4. */
+  readonly usage?: { readonly inputTokens?: number; readonly outputTokens?: number };
+}
+
+/** A chat request as the fake model sees it, whatever the wire format. */
+export interface FakeChatRequest {
+  readonly provider: FakeProviderName;
+  readonly model: string;
+  /** The request's messages in chatfold's neutral form (system instructions included). */
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolDefinition[];
+  readonly stream: boolean;
+  /** Tokens of the prompt, as the server counted them. */
+  readonly promptTokens: number;
+  readonly request: RecordedRequest;
+}
+
+/** A finished fake turn: what the route serialises in its provider's format. */
+export type ChatTurn =
+  | { readonly type: 'overflow'; readonly limit: number; readonly actual: number }
+  | {
+      readonly type: 'answer';
+      readonly text: string;
+      readonly toolCalls: readonly {
+        readonly id: string;
+        readonly name: string;
+        readonly arguments: string;
+      }[];
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+    };
+
+/** The context limit that applies to a model, if any (`'*'` is the fallback key). */
+export function contextLimitFor(limit: FakeContextLimit | undefined, model: string): number | undefined {
+  if (limit === undefined || typeof limit === 'number') return limit;
+  return limit[model] ?? limit['*'];
+}
+
+/** Tokens of a prompt: the configured counter, else chatfold's counter for the model. */
+export function promptTokens(
+  request: RecordedRequest,
+  behaviour: FakeProviderBehaviour,
+  prompt: {
+    readonly model: string;
+    readonly messages: readonly Message[];
+    readonly tools: readonly ToolDefinition[];
+  },
+): number {
+  if (behaviour.countTokens !== undefined) return behaviour.countTokens(request);
+  return countTokens(prompt.messages, { model: prompt.model, tools: prompt.tools }).total;
+}
+
+let callCounter = 0;
+
+/** A provider-style id (`call_fake0001`). */
+export function fakeId(prefix: string): string {
+  callCounter += 1;
+  return `${prefix}fake${String(callCounter).padStart(8, '0')}`;
+}
+
+/**
+ * Runs one chat turn shared by every wire format: count the prompt, refuse it over the
+ * context limit, otherwise ask `behaviour.respond` and fill in ids and usage.
+ */
+export function runChatTurn(
+  input: Omit<FakeChatRequest, 'promptTokens'>,
+  behaviour: FakeProviderBehaviour,
+  idPrefix: string,
+): ChatTurn {
+  const tokens = promptTokens(input.request, behaviour, input);
+  const limit = contextLimitFor(behaviour.contextLimit, input.model);
+  if (limit !== undefined && tokens > limit) return { type: 'overflow', limit, actual: tokens };
+  const answer = behaviour.respond({ ...input, promptTokens: tokens });
+  const text = answer.text ?? '';
+  const toolCalls = (answer.toolCalls ?? []).map((call) => ({
+    id: call.id ?? fakeId(idPrefix),
+    name: call.name,
+    arguments: JSON.stringify(call.arguments ?? {}),
+  }));
+  const outputChars = text.length + toolCalls.reduce((sum, call) => sum + call.arguments.length, 0);
+  return {
+    type: 'answer',
+    text,
+    toolCalls,
+    inputTokens: answer.usage?.inputTokens ?? tokens,
+    outputTokens: answer.usage?.outputTokens ?? Math.max(1, Math.ceil(outputChars / 4)),
+  };
+}
+
+/** Splits text into word-sized stream deltas that concatenate back to it. */
+export function streamPieces(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text === '' ? [] : [text]);
+}
+
+/** `value` as a plain object, or undefined. */
+export const asObject = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+/** The fallback count: characters of the JSON body / 4 (TOK-7). */
+export const quarterOfJson = (body: unknown): number => Math.ceil(JSON.stringify(body ?? '').length / 4);

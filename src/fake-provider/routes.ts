@@ -1,0 +1,13 @@
+import { anthropicCountTokens } from './anthropic/count-tokens.ts';
+import { geminiCountTokens } from './gemini/count-tokens.ts';
+import { openaiChatCompletions } from './openai/chat-completions.ts';
+import { openaiModels } from './openai/models.ts';
+import type { FakeRoute } from './server.ts';
+
+/** Every endpoint the fake provider serves by default. */
+export const FAKE_PROVIDER_ROUTES: readonly FakeRoute[] = [
+  openaiChatCompletions,
+  openaiModels,
+  anthropicCountTokens,
+  geminiCountTokens,
+];
