@@ -138,6 +138,7 @@ export interface Store {
   /** Creates the session if it does not exist; merges `metadata` into an existing one. */
   ensureSession(sessionId: string, metadata?: Readonly<Record<string, JsonValue>>): Promise<SessionInfo>;
   getSession(sessionId: string): Promise<SessionInfo | undefined>;
+  /** Sessions, most recently updated (appended to, or metadata changed) first. */
   listSessions(options?: { readonly limit?: number }): Promise<readonly SessionInfo[]>;
   /**
    * Appends in order and atomically (all or none), assigning consecutive `seq`s; creates the

@@ -6,8 +6,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
-import type { Message } from '../../src/messages/types.ts';
+import { normalizeMessages } from '../../src/messages/normalize.ts';
+import type { JsonValue, Message, Part } from '../../src/messages/types.ts';
 import type { AppendRecord, SnapshotInput, Store } from '../../src/stores/types.ts';
+import { buildConversation } from '../../src/test/build-conversation.ts';
 
 export interface StoreUnderTest {
   readonly store: Store;
@@ -58,6 +60,67 @@ function summary(cutoffSeq: number, cutoffId: string, text = 'summary'): Snapsho
     tokenCount: 100,
   };
 }
+
+const text = fc.string({ unit: 'binary', maxLength: 40 });
+const providerMetadata = fc.option(
+  fc.dictionary(fc.constantFrom('openai', 'anthropic', 'google'), fc.dictionary(fc.string(), fc.jsonValue())),
+  { nil: undefined },
+);
+/** Drops `undefined` properties: optional fields are absent, never `undefined` (exactOptionalPropertyTypes). */
+const withoutUndefined = <T>(value: object): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+const partArbitrary: fc.Arbitrary<Part> = fc.oneof(
+  fc.record({ type: fc.constant('text' as const), text, providerMetadata }).map(withoutUndefined<Part>),
+  fc
+    .record({
+      type: fc.constant('reasoning' as const),
+      text,
+      signature: fc.option(fc.base64String(), { nil: undefined }),
+      redactedData: fc.option(fc.base64String(), { nil: undefined }),
+    })
+    .map(withoutUndefined<Part>),
+  fc
+    .record({
+      type: fc.constant('tool-call' as const),
+      id: fc.string({ minLength: 1 }),
+      name: fc.string({ minLength: 1 }),
+      arguments: fc.jsonValue().map((v) => JSON.stringify(v)),
+    })
+    .map(withoutUndefined<Part>),
+  fc
+    .record({
+      type: fc.constant('tool-result' as const),
+      callId: fc.string({ minLength: 1 }),
+      isError: fc.option(fc.boolean(), { nil: undefined }),
+      content: fc.array(fc.record({ type: fc.constant('text' as const), text }), { maxLength: 3 }),
+    })
+    .map(withoutUndefined<Part>),
+  fc
+    .record({
+      type: fc.constant('attachment' as const),
+      kind: fc.constantFrom('image' as const, 'file' as const),
+      mediaType: fc.constantFrom('image/png', 'application/pdf', 'application/octet-stream'),
+      filename: fc.option(text, { nil: undefined }),
+      size: fc.option(fc.nat(), { nil: undefined }),
+      data: fc.option(fc.base64String({ maxLength: 64 }), { nil: undefined }),
+      url: fc.option(fc.webUrl(), { nil: undefined }),
+    })
+    .map(withoutUndefined<Part>),
+);
+
+/** Messages with any content a store must keep exactly; the test gives each its id. */
+const messageArbitrary: fc.Arbitrary<Message> = fc
+  .record({
+    id: fc.constant(''),
+    role: fc.constantFrom('system' as const, 'user' as const, 'assistant' as const, 'tool' as const),
+    parts: fc.array(partArbitrary, { maxLength: 4 }),
+    createdAt: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    name: fc.option(text, { nil: undefined }),
+    pinned: fc.option(fc.boolean(), { nil: undefined }),
+    metadata: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
+    providerMetadata,
+  })
+  .map(withoutUndefined<Message>);
 
 /** Registers the conformance tests for one store implementation. */
 export function runStoreConformance(name: string, factory: () => Promise<StoreUnderTest>): void {
@@ -374,9 +437,248 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       const again = await under.reopen();
       opened.push({ store: again });
       expect((await again.messages('s')).map((r) => r.message)).toEqual([m]);
+      expect((await again.messages('s'))[0]).toMatchObject({
+        seq: 1,
+        tokenEstimate: 3,
+        tokenizer: 'chars/4',
+      });
       expect((await again.latestSnapshot('s'))?.cutoffSeq).toBe(1);
       expect(await again.getSetting('k')).toBe('v');
+      expect((await again.getSession('s'))?.messageCount).toBe(1);
       expect((await again.append('s', records([message('after')])))[0]?.seq).toBe(2);
+      // Idempotency and conflicts survive a restart.
+      expect((await again.append('s', records([m])))[0]?.seq).toBe(1);
+      await expect(
+        again.append('s', records([{ ...m, parts: [{ type: 'text', text: 'changed' }] }])),
+      ).rejects.toSatisfy((e: unknown) => ChatfoldError.hasCode(e, 'E_STORE_CONFLICT'));
+      await again.recordUsage('s', m.id, { inputTokens: 11 });
+      await again.ensureSession('meta', { title: 'kept' });
+      const latest = await again.latestSnapshot('s');
+      await again.close();
+      const third = await under.reopen();
+      opened.push({ store: third });
+      expect((await third.messages('s'))[0]?.inputTokens).toBe(11);
+      expect((await third.getSession('meta'))?.metadata).toEqual({ title: 'kept' });
+      expect((await third.listSessions()).map((s) => s.id).sort()).toEqual(['meta', 's']);
+      const next = await third.writeSnapshot('s', summary(2, m.id), { expectedLatestId: latest?.id ?? null });
+      expect(next.written).toBe(true);
+    });
+
+    it('stores a duplicate id within one batch once, and refuses a conflicting one all or none', async () => {
+      const { store } = await open();
+      const m = message('twice');
+      const rows = await store.append('s', records([m, message('between'), m]));
+      expect(rows.map((r) => r.seq)).toEqual([1, 2, 1]);
+      const clash = { ...m, id: 'fresh-id' };
+      const other = { ...clash, parts: [{ type: 'text' as const, text: 'other' }] };
+      await expect(store.append('s', records([clash, message('z'), other]))).rejects.toSatisfy((e: unknown) =>
+        ChatfoldError.hasCode(e, 'E_STORE_CONFLICT'),
+      );
+      expect((await store.messages('s')).map((r) => r.seq)).toEqual([1, 2]);
+    });
+
+    it('stores a message once when the same append is retried concurrently', async () => {
+      const { store } = await open();
+      const batch = [message('retry-a'), message('retry-b')];
+      const results = await Promise.all(Array.from({ length: 6 }, () => store.append('s', records(batch))));
+      for (const rows of results) expect(rows.map((r) => r.seq)).toEqual([1, 2]);
+      expect((await store.messages('s')).length).toBe(2);
+    });
+
+    it('refuses a stale non-null expected snapshot id and returns the latest', async () => {
+      const { store } = await open();
+      const batch = Array.from({ length: 4 }, (_, i) => message(`m${i}`));
+      await store.append('s', records(batch));
+      const unknown = await store.writeSnapshot('s', summary(1, batch[0]?.id as string), {
+        expectedLatestId: 'no-such-snapshot',
+      });
+      expect(unknown).toEqual({ written: false, latest: undefined });
+      const first = await store.writeSnapshot('s', summary(1, batch[0]?.id as string), {
+        expectedLatestId: null,
+      });
+      if (!first.written) throw new Error('first snapshot not written');
+      const second = await store.writeSnapshot('s', summary(2, batch[1]?.id as string), {
+        expectedLatestId: first.snapshot.id,
+      });
+      if (!second.written) throw new Error('second snapshot not written');
+      expect(second.snapshot.id).not.toBe(first.snapshot.id);
+      const stale = await store.writeSnapshot('s', summary(3, batch[2]?.id as string), {
+        expectedLatestId: first.snapshot.id,
+      });
+      expect(stale).toEqual({ written: false, latest: second.snapshot });
+      expect((await store.snapshots('s')).map((s) => s.id)).toEqual([first.snapshot.id, second.snapshot.id]);
+      expect(await store.snapshots('nobody')).toEqual([]);
+      expect(await store.latestSnapshot('nobody')).toBeUndefined();
+    });
+
+    it('keeps the head inside the cutoff and sees messages appended after the snapshot', async () => {
+      const { store } = await open();
+      const batch = Array.from({ length: 6 }, (_, i) => message(`m${i}`));
+      await store.append('s', records(batch));
+      await store.writeSnapshot('s', summary(3, batch[2]?.id as string), { expectedLatestId: null });
+      // A title snapshot is not a summary: the context ignores it.
+      await store.writeSnapshot(
+        's',
+        { kind: 'title', content: 't', messageCutoffId: batch[5]?.id as string, cutoffSeq: 6, tokenCount: 1 },
+        { expectedLatestId: null },
+      );
+      await store.append('s', records([message('later')]));
+      const ctx = await store.context('s', { headCount: 10 });
+      expect(ctx.head.map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(ctx.tail.map((r) => r.seq)).toEqual([4, 5, 6, 7]);
+      expect(ctx.messageCount).toBe(7);
+      expect(ctx.snapshot?.kind).toBe('summary');
+    });
+
+    it('returns empty results for an empty limit and for ranges past the end', async () => {
+      const { store } = await open();
+      await store.append('s', records([message('a'), message('b')]));
+      expect(await store.messages('s', { limit: 0 })).toEqual([]);
+      expect(await store.messages('s', { afterSeq: 2 })).toEqual([]);
+      expect(await store.messages('s', { beforeSeq: 1 })).toEqual([]);
+      expect(await store.search('s', { text: 'a', limit: 0 })).toEqual([]);
+    });
+
+    it('lists sessions most recently updated first, with counts and timestamps', async () => {
+      const { store } = await open();
+      await store.append('older', records([message('1')]));
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      await store.append('newer', records([message('2'), message('3')]));
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      await store.append('older', records([message('4')]));
+      const list = await store.listSessions();
+      expect(list.map((s) => [s.id, s.messageCount])).toEqual([
+        ['older', 2],
+        ['newer', 2],
+      ]);
+      const older = await store.getSession('older');
+      expect(older?.updatedAt && older.createdAt && older.updatedAt > older.createdAt).toBe(true);
+      expect(Number.isNaN(Date.parse(older?.createdAt ?? ''))).toBe(false);
+      // ensureSession without metadata leaves an existing session as it is.
+      expect((await store.ensureSession('older')).messageCount).toBe(2);
+      expect((await store.listSessions({ limit: 1 })).map((s) => s.id)).toEqual(['older']);
+    });
+
+    it('keeps awkward session ids apart: traversal, separators, quotes, newlines, emoji, case, length', async () => {
+      const { store } = await open();
+      const ids = [
+        '..',
+        '.',
+        '../../escape',
+        '/etc/passwd',
+        'a/b\\c:d*e?f<g>h|i',
+        `quote"'\``,
+        'new\nline\ttab\r',
+        '🧪 emoji ✓',
+        'CON',
+        'settings.json',
+        'Case',
+        'case',
+        '%2e%2e%2f',
+        ' leading and trailing ',
+        'x'.repeat(400),
+        '🧪'.repeat(200),
+      ];
+      for (const id of ids) await store.append(id, records([message(`in ${id}`)]));
+      for (const id of ids) {
+        const rows = await store.messages(id);
+        expect(rows.map((r) => r.sessionId)).toEqual([id]);
+        expect(rows[0]?.message.parts).toEqual([{ type: 'text', text: `in ${id}` }]);
+        expect((await store.getSession(id))?.id).toBe(id);
+      }
+      expect((await store.listSessions()).map((s) => s.id).sort()).toEqual([...ids].sort());
+    });
+
+    it('round-trips a normalised tool conversation and control characters, NUL included', async () => {
+      const { store } = await open();
+      const conversation = normalizeMessages([
+        ...buildConversation()
+          .system('You are terse.')
+          .user('read the file')
+          .toolRound([
+            { name: 'Read', args: { path: 'a.bin' }, result: 'head\u0000\u0001\u001b[31mred\u007f' },
+            { name: 'Bash', args: { cmd: 'false' }, result: 'exit 1', isError: true },
+          ])
+          .assistant('done \r\n \u2028 \u2029 \ufeff')
+          .build(),
+      ]);
+      await store.append('s', records(conversation));
+      const rows = await store.messages('s');
+      expect(rows.map((r) => r.message)).toEqual(conversation);
+      expect(rows.map((r) => JSON.stringify(r.message))).toEqual(conversation.map((m) => JSON.stringify(m)));
+      expect((await store.search('s', { text: '\u001b[31mRED' })).map((r) => r.seq)).toEqual([4]);
+    });
+
+    it('round-trips arbitrary message content (property)', async () => {
+      const { store } = await open();
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(messageArbitrary, { minLength: 1, maxLength: 4 }), async (drafts) => {
+          const session = `rt${n++}`;
+          const batch = drafts.map((draft, i) => ({ ...draft, id: `${session}-${i}` }));
+          await store.append(session, records(batch));
+          expect((await store.messages(session)).map((r) => r.message)).toEqual(batch);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it("hands out the caller's own copies and keeps its own", async () => {
+      const { store } = await open();
+      const parts: Part[] = [{ type: 'text', text: 'original' }];
+      const m: Message = { ...message('x'), parts, metadata: { list: [1] } };
+      const [row] = await store.append('s', records([m]));
+      parts.push({ type: 'text', text: 'pushed later' });
+      (m.metadata as { list: JsonValue[] }).list.push(2);
+      if (row === undefined) throw new Error('append returned no row');
+      (row.message.parts as Part[]).push({ type: 'text', text: 'pushed on the result' });
+      const [read] = await store.messages('s');
+      expect(read?.message.parts).toEqual([{ type: 'text', text: 'original' }]);
+      expect(read?.message.metadata).toEqual({ list: [1] });
+    });
+
+    it('shares data between two open instances: no lost or duplicate seq, one snapshot winner (ST-5)', async () => {
+      const under = await open();
+      if (under.reopen === undefined) return;
+      const other = await under.reopen();
+      opened.push({ store: other });
+      const stores = [under.store, other];
+      const batches = Array.from({ length: 16 }, (_, b) =>
+        Array.from({ length: 3 }, (_, i) => message(`i${b}m${i}`)),
+      );
+      await Promise.all(batches.map((batch, b) => (stores[b % 2] as Store).append('s', records(batch))));
+      for (const store of stores) {
+        const rows = await store.messages('s');
+        expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+        for (const batch of batches) {
+          const at = rows.findIndex((r) => r.message.id === batch[0]?.id);
+          expect(rows.slice(at, at + 3).map((r) => r.message.id)).toEqual(batch.map((m) => m.id));
+        }
+      }
+      // A retry through the other instance is idempotent; a conflict is seen there too.
+      const first = batches[0]?.[0] as Message;
+      expect((await other.append('s', records([first])))[0]?.seq).toBe(
+        (await under.store.messages('s')).find((r) => r.message.id === first.id)?.seq,
+      );
+      await expect(
+        other.append('s', records([{ ...first, parts: [{ type: 'text', text: 'changed' }] }])),
+      ).rejects.toSatisfy((e: unknown) => ChatfoldError.hasCode(e, 'E_STORE_CONFLICT'));
+      const cutoff = first.id;
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          (stores[i % 2] as Store).writeSnapshot('s', summary(1, cutoff, `w${i}`), {
+            expectedLatestId: null,
+          }),
+        ),
+      );
+      expect(results.filter((r) => r.written).length).toBe(1);
+      const winner = results.find((r) => r.written);
+      for (const store of stores) {
+        expect((await store.snapshots('s')).length).toBe(1);
+        expect((await store.latestSnapshot('s'))?.id).toBe(winner?.written ? winner.snapshot.id : '');
+      }
+      await under.store.recordUsage('s', first.id, { outputTokens: 9 });
+      expect((await other.messages('s', { limit: 1 }))[0]?.outputTokens).toBe(9);
     });
   });
 }
