@@ -1,0 +1,1 @@
+export { JsonlStore, type JsonlStoreOptions, jsonlStore } from './jsonl-store.ts';

@@ -1,0 +1,514 @@
+import { randomUUID } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import type { JsonValue } from '../../messages/types.ts';
+import { checkSessionId, conflictError } from '../shared/errors.ts';
+import { messageFingerprint } from '../shared/message-text.ts';
+import type {
+  AppendRecord,
+  MessageQuery,
+  SearchQuery,
+  SessionContext,
+  SessionInfo,
+  Snapshot,
+  SnapshotInput,
+  SnapshotKind,
+  Store,
+  StoredMessage,
+  WriteSnapshotOptions,
+  WriteSnapshotResult,
+} from '../types.ts';
+import { fsyncDirectory, readJsonFile, writeFileAtomic } from './atomic-file.ts';
+import { acquireFileLock, FILE_LOCK_DEFAULTS, storeError } from './file-lock.ts';
+import { deepFreeze, JsonlSession, type RowLine, SESSION_FILES } from './jsonl-session.ts';
+import { sessionFolderName } from './session-folder.ts';
+
+/** Options of {@link jsonlStore}. */
+export interface JsonlStoreOptions {
+  /**
+   * `'always'` (default): every write is on disk before it resolves (survives power loss).
+   * `'never'`: leave flushing to the OS; still safe against process crashes, several times faster.
+   */
+  readonly fsync?: 'always' | 'never';
+  /** How long a write waits for another writer's lock before `E_STORE`. Default 10 s. */
+  readonly lockTimeoutMs?: number;
+  /** A lock whose holder cannot be checked (another host) counts as abandoned after this age. Default 30 s. */
+  readonly staleLockMs?: number;
+  /** Sessions whose indexes stay in memory (least recently used are dropped). Default 100. */
+  readonly cachedSessions?: number;
+  /** Clock for `storedAt`, `createdAt` and `updatedAt`. Default `() => new Date()`. */
+  readonly now?: () => Date;
+}
+
+/** `session.json`: the exact id (folder names are a slug and hash), timestamps, metadata. */
+interface SessionFile {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly metadata?: Readonly<Record<string, JsonValue>>;
+}
+
+const SETTINGS_FILE = 'settings.json';
+const SETTINGS_LOCK = 'settings.lock';
+const DEFAULT_SEARCH_LIMIT = 50;
+
+/**
+ * Keeps each session in its own folder of append-only JSONL files (ST-1, seed 004). Several
+ * processes on one machine may share the directory (ST-5): writes take a lock file, every
+ * read catches up with what others appended. See the README for the layout and guarantees.
+ */
+export class JsonlStore implements Store {
+  readonly kind = 'jsonl';
+  /** The directory, resolved to an absolute path. */
+  readonly dir: string;
+  readonly #fsync: boolean;
+  readonly #lock: { readonly timeoutMs: number; readonly staleMs: number };
+  readonly #cachedSessions: number;
+  readonly #now: () => Date;
+  readonly #sessions = new Map<string, JsonlSession>();
+  /** In-process queue per lock file: the lock file serialises processes, this serialises calls. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  #closed = false;
+
+  constructor(
+    dir: string,
+    {
+      fsync = 'always',
+      lockTimeoutMs = FILE_LOCK_DEFAULTS.timeoutMs,
+      staleLockMs = FILE_LOCK_DEFAULTS.staleMs,
+      cachedSessions = 100,
+      now = () => new Date(),
+    }: JsonlStoreOptions = {},
+  ) {
+    this.dir = resolve(dir);
+    this.#fsync = fsync === 'always';
+    this.#lock = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
+    this.#cachedSessions = Math.max(1, cachedSessions);
+    this.#now = now;
+  }
+
+  async ensureSession(
+    sessionId: string,
+    metadata?: Readonly<Record<string, JsonValue>>,
+  ): Promise<SessionInfo> {
+    const session = this.#session(sessionId);
+    if (metadata === undefined && (session.exists || (await this.#readInfo(session)) !== undefined)) {
+      return this.#infoOf(session);
+    }
+    return this.#exclusive(session, async () => {
+      const file = await this.#create(session);
+      if (metadata !== undefined) {
+        const merged: SessionFile = {
+          ...file,
+          updatedAt: this.#now().toISOString(),
+          metadata: { ...file.metadata, ...metadata },
+        };
+        await writeFileAtomic(join(session.folder, SESSION_FILES.info), `${JSON.stringify(merged)}\n`, {
+          fsync: this.#fsync,
+        });
+      }
+      return this.#infoOf(session);
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionInfo | undefined> {
+    const session = this.#session(sessionId);
+    return (await this.#readInfo(session)) === undefined ? undefined : this.#infoOf(session);
+  }
+
+  async listSessions(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
+    this.#checkOpen();
+    let entries: Dirent[];
+    try {
+      entries = await readdir(this.dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') return [];
+      throw storeError(error, this.dir, 'list');
+    }
+    const infos: SessionInfo[] = [];
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const file = await readJsonFile(join(this.dir, entry.name, SESSION_FILES.info));
+      if (!isSessionFile(file) || sessionFolderName(file.id) !== entry.name) continue; // not a session folder
+      infos.push(await this.#infoOf(this.#session(file.id)));
+    }
+    infos.sort((a, b) =>
+      a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1,
+    );
+    return options.limit === undefined ? infos : infos.slice(0, Math.max(0, options.limit));
+  }
+
+  async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+    const session = this.#session(sessionId);
+    // Outside the lock: the JSON of each message and its fingerprint for idempotency checks.
+    const prepared = records.map((record) => ({
+      record,
+      json: JSON.stringify(record.message),
+      fingerprint: messageFingerprint(record.message),
+    }));
+    return this.#exclusive(session, async () => {
+      if (!session.exists) await this.#create(session);
+      await session.refreshMessages();
+      const batch = new Map<string, { fingerprint: string; seq: number }>();
+      const fresh: typeof prepared = [];
+      const seqs: number[] = [];
+      for (const item of prepared) {
+        const id = item.record.message.id;
+        const stored = session.rowOf(id);
+        const known = batch.get(id);
+        const fingerprint =
+          known?.fingerprint ?? (stored === undefined ? undefined : messageFingerprint(stored.message));
+        if (fingerprint !== undefined && fingerprint !== item.fingerprint) throw conflictError(sessionId, id);
+        const seq = stored?.seq ?? known?.seq ?? session.rows.length + fresh.length + 1;
+        if (stored === undefined && known === undefined) {
+          fresh.push(item);
+          batch.set(id, { fingerprint: item.fingerprint, seq });
+        }
+        seqs.push(seq);
+      }
+      if (fresh.length > 0) {
+        const storedAt = this.#now().toISOString();
+        const first = session.rows.length + 1;
+        const last = first + fresh.length - 1;
+        let text = '';
+        const lines: RowLine[] = [];
+        fresh.forEach(({ record, json }, i) => {
+          const seq = first + i;
+          const batchEnd = seq === last ? undefined : last;
+          const line = rowLineText(sessionId, seq, json, record, storedAt, batchEnd);
+          text += line;
+          // Parse what was written: the row kept is exactly what a later read returns.
+          const { batchEnd: _, ...row } = JSON.parse(line) as StoredMessage & { batchEnd?: number };
+          lines.push({ row: deepFreeze(row), batchEnd });
+        });
+        await session.appendRows(text, lines, this.#fsync);
+      }
+      return seqs.map((seq) => session.rows[seq - 1] as StoredMessage);
+    });
+  }
+
+  async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
+    const session = this.#session(sessionId);
+    await session.refreshMessages();
+    const rows = session.rows;
+    const from = Math.max(0, query.afterSeq ?? 0);
+    const to = Math.min(rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1);
+    if (to <= from) return [];
+    const limit = Math.max(0, query.limit ?? Number.POSITIVE_INFINITY);
+    if (query.order === 'desc') return rows.slice(Math.max(from, to - limit), to).reverse();
+    return rows.slice(from, Math.min(to, from + limit));
+  }
+
+  async recordUsage(
+    sessionId: string,
+    messageId: string,
+    usage: { readonly inputTokens?: number; readonly outputTokens?: number },
+  ): Promise<void> {
+    const session = this.#session(sessionId);
+    if (usage.inputTokens === undefined && usage.outputTokens === undefined) return;
+    await this.#exclusive(session, async () => {
+      await session.refreshMessages();
+      if (session.rowOf(messageId) === undefined) return;
+      await session.appendUsage(
+        {
+          messageId,
+          ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
+          ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+          recordedAt: this.#now().toISOString(),
+        },
+        this.#fsync,
+      );
+    });
+  }
+
+  async latestSnapshot(sessionId: string, kind: SnapshotKind = 'summary'): Promise<Snapshot | undefined> {
+    const session = this.#session(sessionId);
+    await session.refreshSnapshots();
+    return session.latest(kind);
+  }
+
+  async snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]> {
+    const all = await this.#session(sessionId).refreshSnapshots();
+    return kind === undefined ? [...all] : all.filter((snapshot) => snapshot.kind === kind);
+  }
+
+  async writeSnapshot(
+    sessionId: string,
+    input: SnapshotInput,
+    options: WriteSnapshotOptions,
+  ): Promise<WriteSnapshotResult> {
+    const session = this.#session(sessionId);
+    return this.#exclusive(session, async () => {
+      if (!session.exists) await this.#create(session);
+      await session.refreshSnapshots();
+      const latest = session.latest(input.kind);
+      if ((latest?.id ?? null) !== options.expectedLatestId) return { written: false, latest };
+      const snapshot: Snapshot = JSON.parse(
+        JSON.stringify({
+          id: `snap_${randomUUID()}`,
+          sessionId,
+          kind: input.kind,
+          content: input.content,
+          messageCutoffId: input.messageCutoffId,
+          cutoffSeq: input.cutoffSeq,
+          tokenCount: input.tokenCount,
+          createdAt: this.#now().toISOString(),
+        }),
+      );
+      // The snapshots.jsonl line is the commit (ST-4); summary.json mirrors the latest summary
+      // for tools and people (seed 004 §7.5) and is replaced atomically after it.
+      await session.snapshotLog.append(`${JSON.stringify(snapshot)}\n`, [deepFreeze(snapshot)], {
+        fsync: this.#fsync,
+      });
+      if (snapshot.kind === 'summary') {
+        await writeFileAtomic(
+          join(session.folder, SESSION_FILES.summary),
+          `${JSON.stringify(snapshot, null, 2)}\n`,
+          {
+            fsync: this.#fsync,
+          },
+        );
+      }
+      return { written: true, snapshot: session.latest(input.kind) as Snapshot };
+    });
+  }
+
+  async context(sessionId: string, options: { readonly headCount?: number } = {}): Promise<SessionContext> {
+    const session = this.#session(sessionId);
+    // Snapshots first: every row up to a snapshot's cutoff was written before it.
+    await session.refreshSnapshots();
+    await session.refreshMessages();
+    const snapshot = session.latest('summary');
+    const rows = session.rows;
+    const cutoff = Math.min(snapshot?.cutoffSeq ?? 0, rows.length);
+    return {
+      ...(snapshot === undefined ? {} : { snapshot }),
+      head:
+        snapshot === undefined ? [] : rows.slice(0, Math.min(Math.max(0, options.headCount ?? 0), cutoff)),
+      tail: rows.slice(cutoff),
+      messageCount: rows.length,
+    };
+  }
+
+  async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
+    const session = this.#session(sessionId);
+    await session.refreshMessages();
+    const needle = query.text.toLowerCase();
+    const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
+    const rows = session.rows;
+    const out: StoredMessage[] = [];
+    const start = Math.min(rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1) - 1;
+    for (let i = start; i >= 0 && out.length < limit; i--) {
+      if (session.textAt(i).includes(needle)) out.push(rows[i] as StoredMessage);
+    }
+    return out;
+  }
+
+  async getSetting(key: string): Promise<JsonValue | undefined> {
+    this.#checkOpen();
+    return (await this.#readSettings()).get(key);
+  }
+
+  async setSetting(key: string, value: JsonValue): Promise<void> {
+    this.#checkOpen();
+    const lockPath = join(this.dir, SETTINGS_LOCK);
+    await this.#queued(lockPath, async () => {
+      await mkdir(this.dir, { recursive: true }).catch((error: unknown) => {
+        throw storeError(error, this.dir, 'create');
+      });
+      const lock = await acquireFileLock(lockPath, this.#lock);
+      try {
+        const settings = await this.#readSettings();
+        settings.set(key, value);
+        const text = `${JSON.stringify(Object.fromEntries(settings), null, 2)}\n`;
+        await writeFileAtomic(join(this.dir, SETTINGS_FILE), text, { fsync: this.#fsync });
+      } finally {
+        await lock.release();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#queues.values()]);
+    this.#sessions.clear();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new ChatfoldError(
+        'E_STORE',
+        `jsonl store ${this.dir} is closed; open a new one with jsonlStore(dir)`,
+        {
+          dir: this.dir,
+        },
+      );
+    }
+  }
+
+  /** The cached session object (least recently used ones are dropped). */
+  #session(sessionId: string): JsonlSession {
+    this.#checkOpen();
+    checkSessionId(sessionId);
+    let session = this.#sessions.get(sessionId);
+    if (session === undefined) {
+      session = new JsonlSession(sessionId, join(this.dir, sessionFolderName(sessionId)));
+      if (this.#sessions.size >= this.#cachedSessions) {
+        const oldest = this.#sessions.keys().next().value;
+        if (oldest !== undefined) this.#sessions.delete(oldest);
+      }
+    } else {
+      this.#sessions.delete(sessionId);
+    }
+    this.#sessions.set(sessionId, session);
+    return session;
+  }
+
+  /** Runs `work` holding the session's lock: first in this process, then across processes. */
+  async #exclusive<T>(session: JsonlSession, work: () => Promise<T>): Promise<T> {
+    const lockPath = join(session.folder, SESSION_FILES.lock);
+    return this.#queued(lockPath, async () => {
+      try {
+        await mkdir(session.folder, { recursive: true });
+      } catch (error) {
+        throw storeError(error, session.folder, 'create');
+      }
+      const lock = await acquireFileLock(lockPath, this.#lock);
+      try {
+        return await work();
+      } finally {
+        await lock.release();
+      }
+    });
+  }
+
+  async #queued<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const current = previous.then(work, work);
+    const settled = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(key, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.#queues.get(key) === settled) this.#queues.delete(key);
+    }
+  }
+
+  /** Reads `session.json`, checking that the folder belongs to this id. */
+  async #readInfo(session: JsonlSession): Promise<SessionFile | undefined> {
+    const path = join(session.folder, SESSION_FILES.info);
+    const file = await readJsonFile(path);
+    if (file === undefined) return undefined;
+    if (!isSessionFile(file)) {
+      throw new ChatfoldError(
+        'E_STORE_SCHEMA',
+        `jsonl store: ${path} is not a session file; restore it from a backup`,
+        {
+          path,
+        },
+      );
+    }
+    if (file.id !== session.id) {
+      throw new ChatfoldError(
+        'E_STORE',
+        `jsonl store: folder ${session.folder} belongs to session ${JSON.stringify(file.id)}, not ${JSON.stringify(session.id)}`,
+        { path, sessionId: session.id, folderSessionId: file.id },
+      );
+    }
+    session.exists = true;
+    return file;
+  }
+
+  /** Creates `session.json` when missing (the caller holds the lock). */
+  async #create(session: JsonlSession): Promise<SessionFile> {
+    const existing = await this.#readInfo(session);
+    if (existing !== undefined) return existing;
+    const now = this.#now().toISOString();
+    const file: SessionFile = { id: session.id, createdAt: now, updatedAt: now };
+    await writeFileAtomic(join(session.folder, SESSION_FILES.info), `${JSON.stringify(file)}\n`, {
+      fsync: this.#fsync,
+    });
+    if (this.#fsync) await fsyncDirectory(this.dir);
+    session.exists = true;
+    return file;
+  }
+
+  async #infoOf(session: JsonlSession): Promise<SessionInfo> {
+    const file = await this.#readInfo(session);
+    await session.refreshMessages();
+    const last = session.rows.at(-1);
+    const updatedAt =
+      file === undefined
+        ? (last?.storedAt ?? '')
+        : last !== undefined && last.storedAt > file.updatedAt
+          ? last.storedAt
+          : file.updatedAt;
+    return {
+      id: session.id,
+      createdAt: file?.createdAt ?? last?.storedAt ?? updatedAt,
+      updatedAt,
+      messageCount: session.rows.length,
+      ...(file?.metadata === undefined ? {} : { metadata: file.metadata }),
+    };
+  }
+
+  async #readSettings(): Promise<Map<string, JsonValue>> {
+    const path = join(this.dir, SETTINGS_FILE);
+    const file = await readJsonFile(path);
+    if (file === undefined) return new Map();
+    if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+      throw new ChatfoldError('E_STORE_SCHEMA', `jsonl store: ${path} must hold a JSON object`, { path });
+    }
+    return new Map(Object.entries(file as Record<string, JsonValue>));
+  }
+}
+
+/** One `messages.jsonl` line: the StoredMessage's JSON with the message's JSON spliced in. */
+function rowLineText(
+  sessionId: string,
+  seq: number,
+  messageJson: string,
+  record: AppendRecord,
+  storedAt: string,
+  batchEnd: number | undefined,
+): string {
+  const columns = JSON.stringify({
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens,
+    tokenEstimate: record.tokenEstimate,
+    tokenizer: record.tokenizer,
+    storedAt,
+    batchEnd,
+  });
+  return `{"sessionId":${JSON.stringify(sessionId)},"seq":${seq},"message":${messageJson},${columns.slice(1)}\n`;
+}
+
+function isSessionFile(value: unknown): value is SessionFile {
+  if (typeof value !== 'object' || value === null) return false;
+  const file = value as Record<string, unknown>;
+  return (
+    typeof file.id === 'string' && typeof file.createdAt === 'string' && typeof file.updatedAt === 'string'
+  );
+}
+
+/**
+ * A store that keeps each session in a folder of JSONL files (ST-1, seed 004): readable with
+ * `cat` and `jq`, append-only, safe for several processes on one machine (ST-5). For several
+ * machines sharing sessions, use `postgresStore`.
+ *
+ * @param dir - The directory; created on the first write.
+ * @param options - See {@link JsonlStoreOptions}.
+ * @returns A {@link Store}.
+ * @example
+ * import { jsonlStore } from 'chatfold/jsonl';
+ * const chatfold = createChatfold({ model: 'gpt-4o', store: jsonlStore('.chatfold/sessions') });
+ */
+export function jsonlStore(dir: string, options: JsonlStoreOptions = {}): JsonlStore {
+  return new JsonlStore(dir, options);
+}
