@@ -120,3 +120,26 @@ export const asObject = (value: unknown): Record<string, unknown> | undefined =>
 
 /** The fallback count: characters of the JSON body / 4 (TOK-7). */
 export const quarterOfJson = (body: unknown): number => Math.ceil(JSON.stringify(body ?? '').length / 4);
+
+/**
+ * Tokens for a count endpoint: like {@link promptTokens}, or characters of the JSON body / 4
+ * when the body does not convert (the route has already refused what the API refuses).
+ */
+export function countEndpointTokens(
+  request: RecordedRequest,
+  behaviour: FakeProviderBehaviour,
+  prompt: {
+    readonly model: string;
+    readonly toMessages: () => Message[];
+    readonly tools: readonly ToolDefinition[];
+  },
+): number {
+  if (behaviour.countTokens !== undefined) return behaviour.countTokens(request);
+  let messages: Message[];
+  try {
+    messages = prompt.toMessages();
+  } catch {
+    return quarterOfJson(request.body);
+  }
+  return promptTokens(request, behaviour, { model: prompt.model, messages, tools: prompt.tools });
+}

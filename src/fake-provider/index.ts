@@ -5,11 +5,13 @@
 // with its method, path pattern, the provider's error body and a handler that validates the
 // request as the real API does.
 export { anthropicCountTokens } from './anthropic/count-tokens.ts';
-export { anthropicError } from './anthropic/errors.ts';
+export { anthropicContextOverflow, anthropicError } from './anthropic/errors.ts';
+export { anthropicMessages } from './anthropic/messages.ts';
 export type { FakeAnswer, FakeChatRequest, FakeProviderName, FakeToolCall } from './chat-turn.ts';
 export { cannedSummary, defaultRespond, isSummaryRequest } from './default-respond.ts';
 export { geminiCountTokens } from './gemini/count-tokens.ts';
-export { geminiError } from './gemini/errors.ts';
+export { geminiContextOverflow, geminiError } from './gemini/errors.ts';
+export { geminiGenerateContent } from './gemini/generate-content.ts';
 export { openaiChatCompletions } from './openai/chat-completions.ts';
 export { openaiContextOverflow, openaiError } from './openai/errors.ts';
 export { openaiModels } from './openai/models.ts';

@@ -1,5 +1,7 @@
 import { anthropicCountTokens } from './anthropic/count-tokens.ts';
+import { anthropicMessages } from './anthropic/messages.ts';
 import { geminiCountTokens } from './gemini/count-tokens.ts';
+import { geminiGenerateContent } from './gemini/generate-content.ts';
 import { openaiChatCompletions } from './openai/chat-completions.ts';
 import { openaiModels } from './openai/models.ts';
 import type { FakeRoute } from './server.ts';
@@ -8,6 +10,8 @@ import type { FakeRoute } from './server.ts';
 export const FAKE_PROVIDER_ROUTES: readonly FakeRoute[] = [
   openaiChatCompletions,
   openaiModels,
+  anthropicMessages,
   anthropicCountTokens,
+  geminiGenerateContent,
   geminiCountTokens,
 ];

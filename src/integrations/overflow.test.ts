@@ -1,5 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError } from '@ai-sdk/provider';
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { generateText } from 'ai';
 import fc from 'fast-check';
 import OpenAI from 'openai';
@@ -41,6 +43,39 @@ describe('parseContextOverflow on real SDK errors from the fake provider', () =>
       ),
     });
     expect(parseContextOverflow(error)?.actual).toBeGreaterThan(40);
+  });
+
+  it('reads the Anthropic SDK BadRequestError (prompt is too long)', async () => {
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const error = await rejection(() =>
+      anthropic.messages.create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: longPrompt }],
+      }),
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    const overflow = parseContextOverflow(error);
+    expect(overflow).toMatchObject({
+      provider: 'anthropic',
+      limit: 40,
+      message: expect.stringMatching(/^prompt is too long: \d+ tokens > 40 maximum$/),
+    });
+    expect(overflow?.actual).toBeGreaterThan(40);
+  });
+
+  it('reads the @google/genai ApiError (input token count exceeds the maximum)', async () => {
+    const genai = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: server.url } });
+    const error = await rejection(() =>
+      genai.models.generateContent({ model: 'gemini-2.5-pro', contents: longPrompt }),
+    );
+    const overflow = parseContextOverflow(error);
+    expect(overflow).toMatchObject({
+      provider: 'gemini',
+      limit: 40,
+      message: expect.stringMatching(/^The input token count \(\d+\) exceeds/),
+    });
+    expect(overflow?.actual).toBeGreaterThan(40);
   });
 
   it('reads the Vercel AI SDK APICallError, also when retries wrap it', async () => {

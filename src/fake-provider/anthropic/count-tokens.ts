@@ -1,6 +1,9 @@
-import { quarterOfJson } from '../chat-turn.ts';
+import { fromAnthropic } from '../../messages/anthropic.ts';
+import type { AnthropicRequestInput } from '../../messages/anthropic-schema.ts';
+import { countEndpointTokens } from '../chat-turn.ts';
 import type { FakeRoute } from '../server.ts';
 import { anthropicError } from './errors.ts';
+import { anthropicTools } from './tools.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -9,6 +12,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * Anthropic `POST /v1/messages/count_tokens` (docs.anthropic.com, "Count Message tokens"):
  * body `{ model, messages, system?, tools? }` → `{ input_tokens }`. Checks what the real API
  * rejects: a missing key (401), a missing `anthropic-version`, model or messages (400).
+ * Counts with chatfold's counter for the model, so it agrees with `/v1/messages` usage.
  */
 export const anthropicCountTokens: FakeRoute = {
   method: 'POST',
@@ -29,6 +33,15 @@ export const anthropicCountTokens: FakeRoute = {
       if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant'))
         return anthropicError(400, `messages.${index}.role: Input should be 'user' or 'assistant'`);
     }
-    return { status: 200, body: { input_tokens: behaviour.countTokens?.(request) ?? quarterOfJson(body) } };
+    return {
+      status: 200,
+      body: {
+        input_tokens: countEndpointTokens(request, behaviour, {
+          model: body.model,
+          toMessages: () => fromAnthropic(body as unknown as AnthropicRequestInput),
+          tools: anthropicTools(body.tools),
+        }),
+      },
+    };
   },
 };

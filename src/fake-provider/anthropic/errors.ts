@@ -28,3 +28,8 @@ export function anthropicError(status: number, message: string): FakeResponse {
     },
   };
 }
+
+/** Anthropic's context-overflow error, as the API sends it (400 invalid_request_error). */
+export function anthropicContextOverflow(limit: number, actual: number): FakeResponse {
+  return anthropicError(400, `prompt is too long: ${actual} tokens > ${limit} maximum`);
+}

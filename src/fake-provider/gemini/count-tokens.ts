@@ -1,6 +1,9 @@
-import { quarterOfJson } from '../chat-turn.ts';
+import { fromGemini } from '../../messages/gemini.ts';
+import type { GeminiRequestInput } from '../../messages/gemini-schema.ts';
+import { countEndpointTokens } from '../chat-turn.ts';
 import type { FakeRoute } from '../server.ts';
 import { geminiError } from './errors.ts';
+import { geminiTools } from './tools.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,14 +17,13 @@ export const geminiCountTokens: FakeRoute = {
   method: 'POST',
   path: /^\/v1(?:beta)?\/models\/(?<model>[^/:]+):countTokens$/,
   error: geminiError,
-  handle(request, { behaviour }) {
+  handle(request, { behaviour, params }) {
     const { headers, body, query } = request;
     if (headers['x-goog-api-key'] === undefined && !query.has('key'))
       return geminiError(403, "Method doesn't allow unregistered callers. Please use API Key.");
     if (!isObject(body)) return geminiError(400, 'Invalid JSON payload received.');
-    const contents = isObject(body.generateContentRequest)
-      ? body.generateContentRequest.contents
-      : body.contents;
+    const prompt = isObject(body.generateContentRequest) ? body.generateContentRequest : body;
+    const contents = prompt.contents;
     if (!Array.isArray(contents) || contents.length === 0)
       return geminiError(400, '* CountTokensRequest.contents: contents is not specified');
     for (const [index, content] of contents.entries()) {
@@ -34,6 +36,15 @@ export const geminiCountTokens: FakeRoute = {
           `* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.`,
         );
     }
-    return { status: 200, body: { totalTokens: behaviour.countTokens?.(request) ?? quarterOfJson(body) } };
+    return {
+      status: 200,
+      body: {
+        totalTokens: countEndpointTokens(request, behaviour, {
+          model: params.model ?? '',
+          toMessages: () => fromGemini(prompt as unknown as GeminiRequestInput),
+          tools: geminiTools(prompt.tools),
+        }),
+      },
+    };
   },
 };

@@ -16,3 +16,11 @@ const STATUSES: Readonly<Record<number, string>> = {
 export function geminiError(status: number, message: string): FakeResponse {
   return { status, body: { error: { code: status, message, status: STATUSES[status] ?? 'UNKNOWN' } } };
 }
+
+/** Gemini's context-overflow error, as the API sends it (400 INVALID_ARGUMENT). */
+export function geminiContextOverflow(limit: number, actual: number): FakeResponse {
+  return geminiError(
+    400,
+    `The input token count (${actual}) exceeds the maximum number of tokens allowed (${limit}).`,
+  );
+}
