@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCount } from './count.ts';
+import { registerFakeProvider } from './fake-provider.ts';
 import { registerModels } from './models.ts';
 import { registerReplay } from './replay.ts';
 
@@ -7,4 +8,9 @@ import { registerReplay } from './replay.ts';
 export type RegisterCommand = (program: Command) => void;
 
 /** Every command of the `chatfold` CLI, in help order. */
-export const commands: readonly RegisterCommand[] = [registerReplay, registerCount, registerModels];
+export const commands: readonly RegisterCommand[] = [
+  registerReplay,
+  registerCount,
+  registerModels,
+  registerFakeProvider,
+];

@@ -1,0 +1,69 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { startFakeProvider } from '../../fake-provider/server.ts';
+import { parsePositiveInteger, print } from '../options.ts';
+
+interface FakeProviderCliOptions {
+  port: number;
+  host: string;
+  contextLimit?: number;
+  latency?: number;
+}
+
+/** Parses `--port`: 0 (any free port) to 65535. */
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError(`expected a port from 0 to 65535, received ${JSON.stringify(value)}`);
+  return port;
+}
+
+/**
+ * `chatfold fake-provider [--port N] [--context-limit N]`: a fake OpenAI / Anthropic / Gemini
+ * API for trying chatfold, its integrations and the SDKs offline. Runs until SIGINT/SIGTERM.
+ */
+export function registerFakeProvider(program: Command): void {
+  program
+    .command('fake-provider')
+    .description(
+      'run a fake OpenAI, Anthropic and Gemini API (real wire formats, overflow errors) until Ctrl-C',
+    )
+    .option('--port <port>', 'port to listen on; 0 picks a free one', parsePort, 0)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option(
+      '--context-limit <tokens>',
+      "refuse longer prompts with each provider's real context-overflow error",
+      parsePositiveInteger,
+    )
+    .option('--latency <ms>', 'delay every answer by this many milliseconds', parsePositiveInteger)
+    .action(async (options: FakeProviderCliOptions) => {
+      const server = await startFakeProvider({
+        port: options.port,
+        host: options.host,
+        ...(options.contextLimit === undefined ? {} : { contextLimit: options.contextLimit }),
+        ...(options.latency === undefined ? {} : { latencyMs: options.latency }),
+      }).catch((error: unknown) => {
+        throw new ChatfoldError(
+          'E_INVALID_OPTIONS',
+          `cannot listen on ${options.host}:${options.port} (${error instanceof Error ? error.message : String(error)}); choose another --port, or 0 for a free one`,
+          { host: options.host, port: options.port },
+          { cause: error },
+        );
+      });
+      const { url } = server;
+      print(`chatfold fake provider listening on ${url}`);
+      print(`  OpenAI     baseURL ${url}/v1  (POST /chat/completions, GET /models)`);
+      print(`  Anthropic  baseURL ${url}  (POST /v1/messages, /v1/messages/count_tokens)`);
+      print(
+        `  Gemini     httpOptions.baseUrl ${url}  (models/{model}:generateContent, :streamGenerateContent, :countTokens)`,
+      );
+      print(
+        `context limit: ${options.contextLimit === undefined ? 'none' : `${options.contextLimit.toLocaleString('en-US')} tokens`}; any API key is accepted; Ctrl-C stops`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+    });
+}
