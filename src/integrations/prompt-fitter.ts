@@ -9,15 +9,11 @@ import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { OVERFLOW_SHRINK } from '../session/session.ts';
 import type { Session } from '../session/types.ts';
+import type { ContextOverflow } from './overflow.ts';
 import { createHistoryTracker } from './unseen-messages.ts';
 
-/** A provider's context-overflow error, as `parseContextOverflow` reads it. */
-export interface OverflowReport {
-  readonly provider: string;
-  readonly limit?: number;
-  readonly actual?: number;
-  readonly message: string;
-}
+/** What `refit` takes: a provider's context-overflow error as `parseContextOverflow` reads it. */
+export type OverflowReport = ContextOverflow;
 
 /** Something the integration did instead of failing the request, or a retry it made. */
 export type IntegrationEvent =
@@ -76,7 +72,7 @@ export interface PromptFitter {
   /** The messages to send. Never throws: on any failure it reports and returns the prompt as is. */
   fit(request: FitRequest): Promise<readonly Message[]>;
   /** The messages to send after the provider reported an overflow (compacts harder; may throw). */
-  refit(request: FitRequest, overflow: OverflowReport): Promise<readonly Message[]>;
+  refit(request: FitRequest, overflow: ContextOverflow): Promise<readonly Message[]>;
   /** Records provider-reported usage (and, in session mode, the reply). Never throws. */
   record(
     request: FitRequest,
