@@ -65,7 +65,7 @@ export async function readJsonFile(path: string): Promise<unknown> {
     return JSON.parse(text);
   } catch (error) {
     throw new ChatfoldError(
-      'E_STORE_SCHEMA',
+      'E_STORE',
       `jsonl store: ${path} is not valid JSON (${(error as Error).message}); restore it from a backup`,
       { path },
     );

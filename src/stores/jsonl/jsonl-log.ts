@@ -30,9 +30,10 @@ export class JsonlLog<T> {
   #entries: T[] = [];
   /** Bytes of the file that hold whole groups: everything read into `entries`. */
   #committedBytes = 0;
+  /** Lines (blank ones included) in those bytes, so errors can name a line as editors count it. */
   #committedLines = 0;
-  #size = 0;
   #ino = -1;
+  #resetPending = false;
 
   constructor(path: string, { parse, isCommit = () => true }: JsonlLogOptions<T>) {
     this.path = path;
@@ -59,18 +60,24 @@ export class JsonlLog<T> {
       if ((error as { code?: string }).code !== 'ENOENT') throw storeError(error, this.path, 'stat');
       info = { size: 0, ino: -1 };
     }
-    let reset = false;
+    let reset = this.#resetPending;
     if (info.ino !== this.#ino || info.size < this.#committedBytes) {
-      reset = this.#committedBytes > 0;
+      reset ||= this.#committedBytes > 0;
       this.#entries = [];
       this.#committedBytes = 0;
       this.#committedLines = 0;
       this.#ino = info.ino;
     }
-    this.#size = info.size;
-    if (info.size === this.#committedBytes) return { reset, added: [] };
+    if (info.size === this.#committedBytes) {
+      this.#resetPending = false;
+      return { reset, added: [] };
+    }
     const bytes = await this.#read(this.#committedBytes, info.size);
-    return { reset, added: this.#consume(bytes) };
+    // Until a reset is handed to the caller, every refresh reports it (an invalid line may throw).
+    this.#resetPending = reset;
+    const added = this.#consume(bytes);
+    this.#resetPending = false;
+    return { reset, added };
   }
 
   /**
@@ -109,8 +116,8 @@ export class JsonlLog<T> {
       await handle?.close();
     }
     this.#committedBytes += data.length;
-    this.#committedLines += entries.length;
-    this.#size = this.#committedBytes;
+    for (let at = data.indexOf(NEWLINE); at !== -1; at = data.indexOf(NEWLINE, at + 1))
+      this.#committedLines++;
     this.#entries.push(...entries);
   }
 
@@ -133,28 +140,38 @@ export class JsonlLog<T> {
     return buffer.subarray(0, filled);
   }
 
-  /** Parses complete lines and keeps whole groups; returns the entries added. */
+  /**
+   * Parses complete lines and keeps whole groups; returns the entries added. An invalid line
+   * throws before anything is kept, so every later read fails the same way.
+   */
   #consume(bytes: Buffer): T[] {
     const added: T[] = [];
+    let committedBytes = this.#committedBytes;
+    let committedLines = this.#committedLines;
     let pending: T[] = [];
     let pendingBytes = 0;
+    let pendingLines = 0;
     let start = 0;
     for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
       const line = bytes.toString('utf8', start, end);
-      const lineNumber = this.#committedLines + added.length + pending.length + 1;
+      pendingLines++;
       pendingBytes += end + 1 - start;
       start = end + 1;
-      if (line.trim() === '') continue;
-      const entry = this.#parseLine(line, lineNumber);
-      pending.push(entry);
-      if (!this.#isCommit(entry)) continue;
+      if (line.trim() !== '') {
+        pending.push(this.#parseLine(line, committedLines + pendingLines));
+        if (!this.#isCommit(pending.at(-1) as T)) continue;
+      } else if (pending.length > 0) {
+        continue; // a blank line inside an unfinished group stays with it
+      }
       added.push(...pending);
-      this.#committedBytes += pendingBytes;
+      committedBytes += pendingBytes;
+      committedLines += pendingLines;
       pending = [];
       pendingBytes = 0;
+      pendingLines = 0;
     }
-    if (pending.length === 0) this.#committedBytes += pendingBytes; // trailing blank lines
-    this.#committedLines += added.length;
+    this.#committedBytes = committedBytes;
+    this.#committedLines = committedLines;
     this.#entries.push(...added);
     return added;
   }
@@ -171,7 +188,7 @@ export class JsonlLog<T> {
       problem = error instanceof Error ? error.message : String(error);
     }
     throw new ChatfoldError(
-      'E_STORE_SCHEMA',
+      'E_STORE',
       `jsonl store: ${this.path} line ${lineNumber} is not a valid entry (${problem}); the file was changed by something other than chatfold — restore it from a backup or remove that line`,
       { path: this.path, line: lineNumber },
     );

@@ -127,7 +127,7 @@ export class JsonlSession {
     for (const { row } of lines) {
       if (row.seq !== this.#rows.length + 1) {
         throw new ChatfoldError(
-          'E_STORE_SCHEMA',
+          'E_STORE',
           `jsonl store: ${this.messageLog.path} has seq ${row.seq} after seq ${this.#rows.length}; seqs must run 1, 2, 3, … — the file was edited or two writers bypassed the lock`,
           { path: this.messageLog.path, seq: row.seq, expected: this.#rows.length + 1 },
         );

@@ -23,7 +23,7 @@ import type {
 import { fsyncDirectory, readJsonFile, writeFileAtomic } from './atomic-file.ts';
 import { acquireFileLock, FILE_LOCK_DEFAULTS, storeError } from './file-lock.ts';
 import { deepFreeze, JsonlSession, type RowLine, SESSION_FILES } from './jsonl-session.ts';
-import { sessionFolderName } from './session-folder.ts';
+import { SESSIONS_FOLDER, sessionFolderName } from './session-folder.ts';
 
 /** Options of {@link jsonlStore}. */
 export interface JsonlStoreOptions {
@@ -42,7 +42,7 @@ export interface JsonlStoreOptions {
   readonly now?: () => Date;
 }
 
-/** `session.json`: the exact id (folder names are a slug and hash), timestamps, metadata. */
+/** `session.json`: the exact id (folder names are an encoding of it), timestamps, metadata. */
 interface SessionFile {
   readonly id: string;
   readonly createdAt: string;
@@ -120,17 +120,18 @@ export class JsonlStore implements Store {
 
   async listSessions(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
     this.#checkOpen();
+    const sessionsDir = join(this.dir, SESSIONS_FOLDER);
     let entries: Dirent[];
     try {
-      entries = await readdir(this.dir, { withFileTypes: true });
+      entries = await readdir(sessionsDir, { withFileTypes: true });
     } catch (error) {
       if ((error as { code?: string }).code === 'ENOENT') return [];
-      throw storeError(error, this.dir, 'list');
+      throw storeError(error, sessionsDir, 'list');
     }
     const infos: SessionInfo[] = [];
     for (const entry of entries) {
       if (!entry.isDirectory()) continue;
-      const file = await readJsonFile(join(this.dir, entry.name, SESSION_FILES.info));
+      const file = await readJsonFile(join(sessionsDir, entry.name, SESSION_FILES.info));
       if (!isSessionFile(file) || sessionFolderName(file.id) !== entry.name) continue; // not a session folder
       infos.push(await this.#infoOf(this.#session(file.id)));
     }
@@ -355,7 +356,7 @@ export class JsonlStore implements Store {
     checkSessionId(sessionId);
     let session = this.#sessions.get(sessionId);
     if (session === undefined) {
-      session = new JsonlSession(sessionId, join(this.dir, sessionFolderName(sessionId)));
+      session = new JsonlSession(sessionId, join(this.dir, SESSIONS_FOLDER, sessionFolderName(sessionId)));
       if (this.#sessions.size >= this.#cachedSessions) {
         const oldest = this.#sessions.keys().next().value;
         if (oldest !== undefined) this.#sessions.delete(oldest);
@@ -407,7 +408,7 @@ export class JsonlStore implements Store {
     if (file === undefined) return undefined;
     if (!isSessionFile(file)) {
       throw new ChatfoldError(
-        'E_STORE_SCHEMA',
+        'E_STORE',
         `jsonl store: ${path} is not a session file; restore it from a backup`,
         {
           path,
@@ -434,7 +435,7 @@ export class JsonlStore implements Store {
     await writeFileAtomic(join(session.folder, SESSION_FILES.info), `${JSON.stringify(file)}\n`, {
       fsync: this.#fsync,
     });
-    if (this.#fsync) await fsyncDirectory(this.dir);
+    if (this.#fsync) await fsyncDirectory(join(this.dir, SESSIONS_FOLDER));
     session.exists = true;
     return file;
   }
@@ -463,7 +464,7 @@ export class JsonlStore implements Store {
     const file = await readJsonFile(path);
     if (file === undefined) return new Map();
     if (typeof file !== 'object' || file === null || Array.isArray(file)) {
-      throw new ChatfoldError('E_STORE_SCHEMA', `jsonl store: ${path} must hold a JSON object`, { path });
+      throw new ChatfoldError('E_STORE', `jsonl store: ${path} must hold a JSON object`, { path });
     }
     return new Map(Object.entries(file as Record<string, JsonValue>));
   }
