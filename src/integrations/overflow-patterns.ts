@@ -62,9 +62,11 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
   },
   {
     provider: 'gemini',
-    source: 'Gemini API, 400 INVALID_ARGUMENT (google-gemini/gemini-cli; pi-mono overflow.ts)',
+    // The prompt size is sometimes left out: "The input token count exceeds the maximum number
+    // of tokens allowed (1048576)." (arkavo-org/arkavo-edge#371, google-gemini/gemini-cli#22609).
+    source: 'Gemini API, 400 INVALID_ARGUMENT (google-gemini/gemini-cli#6678, #12098)',
     pattern: new RegExp(
-      `input token count \\(?${N}\\)? exceeds the maximum number of tokens allowed \\(?${N}\\)?`,
+      `input token count(?: \\(?${N}\\)?)? exceeds the maximum number of tokens allowed \\(?${N}\\)?`,
       'i',
     ),
     read: limitActual(2, 1),

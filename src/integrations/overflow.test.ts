@@ -193,6 +193,16 @@ const REAL_WORLD: readonly [string, unknown, Partial<OverflowReport>][] = [
     { provider: 'gemini', limit: 1048576, actual: 1200000 },
   ],
   [
+    'Gemini without the prompt size (arkavo-org/arkavo-edge#371)',
+    'Gemini streaming error: API error: HTTP 400 Bad Request: {"error":{"code":400,"message":"The input token count exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}',
+    { provider: 'gemini', limit: 1048576 },
+  ],
+  [
+    'Gemini CLI wording without parentheses (google-gemini/gemini-cli#22609)',
+    'API Error: Failed to generate content: The input token count exceeds the maximum number of tokens allowed 1048576',
+    { provider: 'gemini', limit: 1048576 },
+  ],
+  [
     'llama.cpp server with counts (ggml-org/llama.cpp#15780)',
     {
       statusCode: 400,
