@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeMessages } from '../messages/normalize.ts';
+import { createRecordingSession } from '../../test/integrations/recording-session.ts';
 import { fromOpenAI } from '../messages/openai.ts';
-import type { Message, MessageInput } from '../messages/types.ts';
-import type { Session } from '../session/types.ts';
-import type { StoredMessage } from '../stores/types.ts';
+import type { Message } from '../messages/types.ts';
 import { contentKeys, createHistoryTracker } from './unseen-messages.ts';
-
-function memorySession(): Session & { rows: StoredMessage[] } {
-  const rows: StoredMessage[] = [];
-  return {
-    id: 's',
-    rows,
-    async append(input: MessageInput | readonly MessageInput[]) {
-      const list = (Array.isArray(input) ? input : [input]) as MessageInput[];
-      const messages = normalizeMessages(
-        list.map((message, i) => ({ ...message, id: `r${rows.length + i}` })),
-      );
-      for (const message of messages)
-        rows.push({ sessionId: 's', seq: rows.length + 1, message, storedAt: '' });
-      return messages;
-    },
-    prepare: async () => ({ messages: [], report: {} as never, tokens: 0, cachedPrefixTokens: 0 }),
-    recordUsage: async () => undefined,
-    compact: async () => ({}) as never,
-    status: async () => ({}) as never,
-    history: async () => [...rows],
-    on: () => () => undefined,
-  };
-}
 
 describe('contentKeys', () => {
   it('matches a reply rebuilt by the app (other provider details) and tells repeated turns apart', () => {
@@ -47,7 +22,7 @@ describe('contentKeys', () => {
 
 describe('createHistoryTracker', () => {
   it('appends only the messages of a resent history the session does not hold', async () => {
-    const session = memorySession();
+    const session = createRecordingSession('s');
     const tracker = createHistoryTracker(session);
     const turn1 = fromOpenAI([
       { role: 'system', content: 'Be brief.' },

@@ -1,12 +1,18 @@
 import type { Message } from '../../src/messages/types.ts';
 import { buildConversation } from '../../src/test/build-conversation.ts';
 
+/** The user request that ends {@link agentRun}. */
+export const LAST_REQUEST = 'Thanks. Now run the whole test suite and tell me what fails.';
+
 /**
- * A coding-agent run of `rounds` Read tool rounds whose outputs are `lines` lines long, ending
- * with a user request: the history an app resends on every call. About 13 tokens per line.
+ * A coding-agent run of `rounds` Read tool rounds whose outputs are `lines` lines long (about 11
+ * tokens each), ending with {@link LAST_REQUEST}: the history an app resends on every call.
+ * With `system`, a system prompt comes first.
  */
-export function agentRun(rounds: number, lines: number): Message[] {
-  const builder = buildConversation().user('Fix the failing test in src/app.ts');
+export function agentRun(rounds: number, lines: number, { system }: { system?: string } = {}): Message[] {
+  const builder = buildConversation();
+  if (system !== undefined) builder.system(system);
+  builder.user('Fix the failing test in src/app.ts');
   for (let i = 0; i < rounds; i++) {
     const output = Array.from(
       { length: lines },
@@ -16,7 +22,7 @@ export function agentRun(rounds: number, lines: number): Message[] {
       .assistant(`Step ${i}: reading src/module${i}.ts.`)
       .toolRound([{ name: 'Read', args: { file_path: `src/module${i}.ts` }, result: output.join('\n') }]);
   }
-  return builder.user('Thanks. Now run the whole test suite and tell me what fails.').build();
+  return builder.user(LAST_REQUEST).build();
 }
 
 /**

@@ -3,7 +3,7 @@
  * (`@ai-sdk/openai-compatible`) over real HTTP against the fake provider.
  */
 import type { ModelMessage } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chat,
   chatStreaming,
@@ -11,56 +11,31 @@ import {
   createSessionChatModel,
 } from '../../examples/ai-sdk-middleware.ts';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
-import { type FakeProviderServer, startFakeProvider } from '../../src/fake-provider/index.ts';
 import { fromAiSdk, toAiSdk } from '../../src/messages/ai-sdk.ts';
-import { fromOpenAI, type OpenAIMessage } from '../../src/messages/openai.ts';
+import { fromOpenAI } from '../../src/messages/openai.ts';
 import type { Message } from '../../src/messages/types.ts';
 import { validate } from '../../src/messages/validate.ts';
-import { resolveModel } from '../../src/models/resolve-model.ts';
-import { computeBudget } from '../../src/policy/budget.ts';
 import { countTokens } from '../../src/tokens/count-tokens.ts';
-import { agentRun, chatRun } from './agent-run.ts';
+import { agentRun, chatRun, LAST_REQUEST } from './agent-run.ts';
+import { type ChatRequest, GPT_4O_BUDGET, useFakeOpenAIServer } from './fake-openai-server.ts';
 
-let server: FakeProviderServer;
-beforeAll(async () => {
-  server = await startFakeProvider();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
-
-const baseURL = () => `${server.url}/v1`;
-/** The chat model's requests (the summarizer's go to gpt-4o-mini). */
-const chatRequests = (model = 'gpt-4o') =>
-  server.requests
-    .filter((request) => request.path === '/v1/chat/completions')
-    .map((request) => request.body as { model: string; messages: OpenAIMessage[] })
-    .filter((body) => body.model === model);
-const sent = (body: { messages: OpenAIMessage[] } | undefined): Message[] => fromOpenAI(body?.messages ?? []);
+const { server, baseURL, chatRequests } = useFakeOpenAIServer();
+const sent = (body: ChatRequest | undefined): Message[] => fromOpenAI(body?.messages ?? []);
 const tokens = (messages: Message[]) => countTokens(messages, { model: 'gpt-4o' }).total;
-const gpt4o = resolveModel('gpt-4o');
-/** gpt-4o's message budget from the registry: window − response reserve − safety margin. */
-const budget = computeBudget({
-  window: gpt4o.contextWindow,
-  maxOutputTokens: gpt4o.maxOutputTokens,
-}).messages;
+const budget = GPT_4O_BUDGET;
 const history = (rounds: number, lines: number): ModelMessage[] => toAiSdk(agentRun(rounds, lines));
-const LAST = 'Thanks. Now run the whole test suite and tell me what fails.';
 
 describe('AI SDK middleware example against the fake provider', () => {
   it('keeps a conversation over the budget inside it', async () => {
     const messages = history(100, 120);
     expect(tokens(fromAiSdk(messages))).toBeGreaterThan(budget);
     const reply = await chat(createChatModel(baseURL(), 'fake-key'), messages);
-    expect(reply).toBe(LAST); // the fake model echoes the last user message
+    expect(reply).toBe(LAST_REQUEST); // the fake model echoes the last user message
     const request = sent(chatRequests()[0]);
     expect(tokens(request)).toBeLessThanOrEqual(budget);
     expect(validate(request, { provider: 'openai' })).toEqual([]);
     expect(request[0]).toMatchObject({ role: 'system', parts: [{ text: 'You are a coding agent.' }] });
-    expect(request.at(-1)).toMatchObject({ role: 'user', parts: [{ text: LAST }] });
+    expect(request.at(-1)).toMatchObject({ role: 'user', parts: [{ text: LAST_REQUEST }] });
   });
 
   it('summarizes with the summarizer model; its summary is in what the chat model receives (SUM-5)', async () => {
@@ -77,16 +52,16 @@ describe('AI SDK middleware example against the fake provider', () => {
 
   it('streams the reply through', async () => {
     const messages = history(100, 120);
-    expect(await chatStreaming(createChatModel(baseURL(), 'fake-key'), messages)).toBe(LAST);
+    expect(await chatStreaming(createChatModel(baseURL(), 'fake-key'), messages)).toBe(LAST_REQUEST);
     expect(tokens(sent(chatRequests()[0]))).toBeLessThanOrEqual(budget);
     expect(messages.at(-1)).toMatchObject({ role: 'assistant' });
   });
 
   it('on a 400 context_length_exceeded compacts to the limit the error reported and retries once (RT-3)', async () => {
-    server.configure({ contextLimit: { 'gpt-4o': 20_000 } }); // below gpt-4o's 128k in the registry
+    server().configure({ contextLimit: { 'gpt-4o': 20_000 } }); // below gpt-4o's 128k in the registry
     const messages = history(40, 80);
     const model = createChatModel(baseURL(), 'fake-key');
-    expect(await chat(model, messages)).toBe('Thanks. Now run the whole test suite and tell me what fails.');
+    expect(await chat(model, messages)).toBe(LAST_REQUEST);
     const [rejected, retried] = chatRequests();
     expect(tokens(sent(rejected))).toBeGreaterThan(20_000);
     expect(tokens(sent(retried))).toBeLessThanOrEqual(20_000);
@@ -100,7 +75,7 @@ describe('AI SDK middleware example against the fake provider', () => {
 
   it('throws E_CONTEXT_OVERFLOW with the numbers when the retry is rejected too', async () => {
     // The provider counts far more than chatfold does: the compacted retry still does not fit.
-    server.configure({ contextLimit: { 'gpt-4o': 20_000 }, countTokens: () => 50_000 });
+    server().configure({ contextLimit: { 'gpt-4o': 20_000 }, countTokens: () => 50_000 });
     const error = await chat(createChatModel(baseURL(), 'fake-key'), history(40, 80)).catch(
       (caught) => caught,
     );

@@ -3,44 +3,17 @@
  * SDK over real HTTP against the fake provider.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chat, chatStreaming, createClient, createSessionClient } from '../../examples/openai-wrapper.ts';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
-import { type FakeProviderServer, startFakeProvider } from '../../src/fake-provider/index.ts';
 import { fromOpenAI, toOpenAI } from '../../src/messages/openai.ts';
 import { validate } from '../../src/messages/validate.ts';
-import { resolveModel } from '../../src/models/resolve-model.ts';
-import { computeBudget } from '../../src/policy/budget.ts';
-import { countTokens } from '../../src/tokens/count-tokens.ts';
-import { agentRun, chatRun } from './agent-run.ts';
+import { agentRun, chatRun, LAST_REQUEST } from './agent-run.ts';
+import { GPT_4O_BUDGET, promptTokens, useFakeOpenAIServer } from './fake-openai-server.ts';
 
-let server: FakeProviderServer;
-beforeAll(async () => {
-  server = await startFakeProvider();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
-
-const baseURL = () => `${server.url}/v1`;
-const chatRequests = (model = 'gpt-4o') =>
-  server.requests
-    .filter((request) => request.path === '/v1/chat/completions')
-    .map(
-      (request) =>
-        request.body as { model: string; messages: ChatCompletionMessageParam[]; stream_options?: unknown },
-    )
-    .filter((body) => body.model === model);
-const tokens = (messages: ChatCompletionMessageParam[] | undefined) =>
-  countTokens(fromOpenAI(messages ?? []), { model: 'gpt-4o' }).total;
-const gpt4o = resolveModel('gpt-4o');
-const budget = computeBudget({
-  window: gpt4o.contextWindow,
-  maxOutputTokens: gpt4o.maxOutputTokens,
-}).messages;
+const { server, baseURL, chatRequests } = useFakeOpenAIServer();
+const tokens = promptTokens;
+const budget = GPT_4O_BUDGET;
 
 describe('OpenAI wrapper example against the fake provider', () => {
   it('compacts a conversation over the budget, non-streaming and streaming; summaries from gpt-4o-mini', async () => {
@@ -68,18 +41,16 @@ describe('OpenAI wrapper example against the fake provider', () => {
   });
 
   it('retries once after a 400 context_length_exceeded, inside the reported limit (RT-3)', async () => {
-    server.configure({ contextLimit: { 'gpt-4o': 20_000 } });
+    server().configure({ contextLimit: { 'gpt-4o': 20_000 } });
     const history = toOpenAI(agentRun(40, 80));
-    expect(await chatStreaming(createClient(baseURL(), 'fake-key'), history)).toBe(
-      'Thanks. Now run the whole test suite and tell me what fails.',
-    );
+    expect(await chatStreaming(createClient(baseURL(), 'fake-key'), history)).toBe(LAST_REQUEST);
     const [rejected, retried] = chatRequests();
     expect(tokens(rejected?.messages)).toBeGreaterThan(20_000);
     expect(tokens(retried?.messages)).toBeLessThanOrEqual(20_000);
   });
 
   it('throws E_CONTEXT_OVERFLOW with the numbers when the retry is rejected too', async () => {
-    server.configure({ contextLimit: { 'gpt-4o': 20_000 }, countTokens: () => 50_000 });
+    server().configure({ contextLimit: { 'gpt-4o': 20_000 }, countTokens: () => 50_000 });
     const error = await chat(createClient(baseURL(), 'fake-key'), toOpenAI(agentRun(40, 80))).catch(
       (caught: unknown) => caught,
     );

@@ -7,16 +7,14 @@ import { APICallError } from '@ai-sdk/provider';
 import { generateText, jsonSchema, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
+import { LAST_REQUEST, agentRun as sharedAgentRun } from '../../../test/integrations/agent-run.ts';
+import { createRecordingSession } from '../../../test/integrations/recording-session.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { toAiSdk } from '../../messages/ai-sdk.ts';
-import { normalizeMessages } from '../../messages/normalize.ts';
-import type { Message, MessageInput } from '../../messages/types.ts';
+import type { Message } from '../../messages/types.ts';
 import { validate } from '../../messages/validate.ts';
 import { createChatfold } from '../../session/create-chatfold.ts';
-import type { Session, SessionUsage } from '../../session/types.ts';
-import type { StoredMessage } from '../../stores/types.ts';
 import { parseSummaryMessage } from '../../summarize/summary-message.ts';
-import { buildConversation } from '../../test/build-conversation.ts';
 import { countTokens } from '../../tokens/count-tokens.ts';
 import type { IntegrationEvent } from '../prompt-fitter.ts';
 import { fromLanguageModelPrompt } from './language-model-prompt.ts';
@@ -25,19 +23,7 @@ import { chatfoldMiddleware } from './middleware.ts';
 const SYSTEM = 'You are a coding agent.';
 
 /** An agent run of `rounds` tool rounds, as an AI SDK app holds it (system prompt apart). */
-function agentRun(rounds: number, last = 'Thanks, now run the whole test suite'): ModelMessage[] {
-  const builder = buildConversation().system(SYSTEM).user('Fix the failing test in src/app.ts');
-  for (let i = 0; i < rounds; i++) {
-    builder.assistant(`Step ${i}: reading file ${i}.`).toolRound([
-      {
-        name: 'Read',
-        args: { file_path: `src/file${i}.ts` },
-        result: `export const v${i} = ${i};\n`.repeat(60),
-      },
-    ]);
-  }
-  return toAiSdk(builder.user(last).build()).slice(1);
-}
+const agentRun = (rounds: number): ModelMessage[] => toAiSdk(sharedAgentRun(rounds, 60));
 
 const usage = (input: number, output: number): LanguageModelV4GenerateResult['usage'] => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
@@ -86,54 +72,6 @@ const isSummary = (message: Message): boolean =>
 const promptTokens = (call: LanguageModelV4CallOptions | undefined) =>
   countTokens(fromLanguageModelPrompt(call?.prompt ?? []), { model: 'gpt-4o' }).total;
 
-/** A session double: keeps what is appended, prepares all of it, records usage. */
-function fakeSession(): Session & {
-  appended: Message[][];
-  prepared: unknown[];
-  usage: SessionUsage[];
-  rows: StoredMessage[];
-} {
-  const rows: StoredMessage[] = [];
-  const fake = {
-    id: 's1',
-    appended: [] as Message[][],
-    prepared: [] as unknown[],
-    usage: [] as SessionUsage[],
-    rows,
-    async append(input: MessageInput | readonly MessageInput[]) {
-      const list = (Array.isArray(input) ? input : [input]) as MessageInput[];
-      const messages = normalizeMessages(
-        list.map((message, i) => ({ ...message, id: `r${rows.length + i}` })),
-      );
-      for (const message of messages)
-        rows.push({ sessionId: 's1', seq: rows.length + 1, message, storedAt: '' });
-      fake.appended.push(messages);
-      return messages;
-    },
-    async prepare(options: unknown) {
-      fake.prepared.push(options);
-      const messages = rows.map((row) => row.message);
-      return { messages, report: {} as never, tokens: 0, cachedPrefixTokens: 0 };
-    },
-    async recordUsage(recorded: SessionUsage) {
-      fake.usage.push(recorded);
-    },
-    async compact() {
-      return {} as never;
-    },
-    async status() {
-      return {} as never;
-    },
-    async history() {
-      return [...rows];
-    },
-    on() {
-      return () => undefined;
-    },
-  };
-  return fake;
-}
-
 describe('chatfoldMiddleware, stateless (RT-2)', () => {
   it('sends a conversation under the triggers as it came', async () => {
     const model = new MockLanguageModelV4({
@@ -180,7 +118,7 @@ describe('chatfoldMiddleware, stateless (RT-2)', () => {
     expect(sent[0]).toMatchObject({ role: 'system', parts: [{ text: SYSTEM }] });
     expect(sent.at(-1)).toMatchObject({
       role: 'user',
-      parts: [{ text: 'Thanks, now run the whole test suite' }],
+      parts: [{ text: LAST_REQUEST }],
     });
     expect(sent.some(isSummary)).toBe(true);
   });
@@ -331,7 +269,7 @@ describe('chatfoldMiddleware, reactive overflow (RT-3)', () => {
 
 describe('chatfoldMiddleware with a session (RT-1, RT-2)', () => {
   it('appends only what the session has not seen, sends its prompt, records usage', async () => {
-    const session = fakeSession();
+    const session = createRecordingSession();
     const model = new MockLanguageModelV4({
       provider: 'anthropic.messages',
       modelId: 'claude-sonnet-4-5',
@@ -377,7 +315,7 @@ describe('chatfoldMiddleware with a session (RT-1, RT-2)', () => {
   });
 
   it('records streamed usage from the finish part', async () => {
-    const session = fakeSession();
+    const session = createRecordingSession();
     const model = new MockLanguageModelV4({
       provider: 'openai.chat',
       modelId: 'gpt-4o',
@@ -390,7 +328,7 @@ describe('chatfoldMiddleware with a session (RT-1, RT-2)', () => {
   });
 
   it('on overflow asks the session for an overflow prompt with the reported numbers', async () => {
-    const session = fakeSession();
+    const session = createRecordingSession();
     let calls = 0;
     const model = new MockLanguageModelV4({
       provider: 'openai.chat',

@@ -1,15 +1,14 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import { agentRun as sharedAgentRun } from '../../../test/integrations/agent-run.ts';
+import { createRecordingSession } from '../../../test/integrations/recording-session.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import { normalizeMessages } from '../../messages/normalize.ts';
 import { fromOpenAI, toOpenAI } from '../../messages/openai.ts';
-import type { Message, MessageInput } from '../../messages/types.ts';
+import type { Message } from '../../messages/types.ts';
 import { validate } from '../../messages/validate.ts';
 import { createChatfold } from '../../session/create-chatfold.ts';
-import type { Session, SessionUsage } from '../../session/types.ts';
-import type { StoredMessage } from '../../stores/types.ts';
-import { buildConversation } from '../../test/build-conversation.ts';
+import { EMPTY_LEDGER } from '../../summarize/ledger.ts';
 import { countTokens } from '../../tokens/count-tokens.ts';
 import type { IntegrationEvent } from '../prompt-fitter.ts';
 import { openaiSummarizer } from './summarizer.ts';
@@ -17,19 +16,8 @@ import { withChatfold } from './with-chatfold.ts';
 
 const SYSTEM = 'You are a coding agent.';
 
-function agentRun(rounds: number): ChatCompletionMessageParam[] {
-  const builder = buildConversation().system(SYSTEM).user('Fix the failing test in src/app.ts');
-  for (let i = 0; i < rounds; i++) {
-    builder.assistant(`Step ${i}: reading file ${i}.`).toolRound([
-      {
-        name: 'Read',
-        args: { file_path: `src/file${i}.ts` },
-        result: `export const v${i} = ${i};\n`.repeat(60),
-      },
-    ]);
-  }
-  return toOpenAI(builder.user('Thanks, now run the whole test suite').build());
-}
+const agentRun = (rounds: number): ChatCompletionMessageParam[] =>
+  toOpenAI(sharedAgentRun(rounds, 60, { system: SYSTEM }));
 
 interface Sent {
   readonly body: { messages: ChatCompletionMessageParam[]; stream?: boolean; stream_options?: unknown };
@@ -111,43 +99,6 @@ function fakeOpenAI({
   };
   const client = new OpenAI({ apiKey: 'test', baseURL: 'http://fake.local/v1', fetch, maxRetries: 0 });
   return { client, sent };
-}
-
-function fakeSession(): Session & { rows: StoredMessage[]; usage: SessionUsage[]; prepared: unknown[] } {
-  const rows: StoredMessage[] = [];
-  const usage: SessionUsage[] = [];
-  const prepared: unknown[] = [];
-  return {
-    id: 's',
-    rows,
-    usage,
-    prepared,
-    async append(input: MessageInput | readonly MessageInput[]) {
-      const list = (Array.isArray(input) ? input : [input]) as MessageInput[];
-      const messages = normalizeMessages(
-        list.map((message, i) => ({ ...message, id: `r${rows.length + i}` })),
-      );
-      for (const message of messages)
-        rows.push({ sessionId: 's', seq: rows.length + 1, message, storedAt: '' });
-      return messages;
-    },
-    async prepare(options) {
-      prepared.push(options);
-      return {
-        messages: rows.map((row) => row.message),
-        report: {} as never,
-        tokens: 0,
-        cachedPrefixTokens: 0,
-      };
-    },
-    async recordUsage(recorded) {
-      usage.push(recorded);
-    },
-    compact: async () => ({}) as never,
-    status: async () => ({}) as never,
-    history: async () => [...rows],
-    on: () => () => undefined,
-  };
 }
 
 describe('withChatfold (RT-2)', () => {
@@ -252,7 +203,7 @@ describe('withChatfold, reactive overflow (RT-3)', () => {
 
 describe('withChatfold with a session (RT-1, RT-2)', () => {
   it('appends new messages and the reply once, records usage on the reply, streaming and not', async () => {
-    const session = fakeSession();
+    const session = createRecordingSession();
     const { client } = fakeOpenAI({ text: 'Sure thing' });
     const openai = withChatfold(client, { session });
     const history: ChatCompletionMessageParam[] = [
@@ -331,15 +282,7 @@ describe('openaiSummarizer (SUM-5)', () => {
     const signal = new AbortController().signal;
     const text = await summarizer({
       messages: [] as Message[],
-      ledger: {
-        filesRead: [],
-        filesModified: [],
-        commands: [],
-        urls: [],
-        identifiers: [],
-        numbers: [],
-        errors: [],
-      },
+      ledger: EMPTY_LEDGER,
       variant: 'code',
       maxTokens: 700,
       prompt: { system: 'Summarize.', user: 'The transcript.' },
