@@ -62,8 +62,10 @@ function summary(cutoffSeq: number, cutoffId: string, text = 'summary'): Snapsho
 }
 
 const text = fc.string({ unit: 'binary', maxLength: 40 });
+/** JSON values as JSON text holds them: fc.jsonValue() also yields -0, which JSON writes as 0. */
+const jsonValue = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
 const providerMetadata = fc.option(
-  fc.dictionary(fc.constantFrom('openai', 'anthropic', 'google'), fc.dictionary(fc.string(), fc.jsonValue())),
+  fc.dictionary(fc.constantFrom('openai', 'anthropic', 'google'), fc.dictionary(fc.string(), jsonValue)),
   { nil: undefined },
 );
 /** Drops `undefined` properties: optional fields are absent, never `undefined` (exactOptionalPropertyTypes). */
@@ -117,7 +119,7 @@ const messageArbitrary: fc.Arbitrary<Message> = fc
     createdAt: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
     name: fc.option(text, { nil: undefined }),
     pinned: fc.option(fc.boolean(), { nil: undefined }),
-    metadata: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
+    metadata: fc.option(fc.dictionary(fc.string(), jsonValue), { nil: undefined }),
     providerMetadata,
   })
   .map(withoutUndefined<Message>);
