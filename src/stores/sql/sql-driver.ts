@@ -1,0 +1,29 @@
+import type { SqlDialect } from './sql-dialect.ts';
+
+/** A value bound to a `?` placeholder. Lists are for {@link SqlDialect.inList}. */
+export type SqlValue = string | number | null | readonly string[];
+
+/** A result row: column name → value, as the driver returns it. */
+export type SqlRow = Record<string, unknown>;
+
+/** Runs statements inside one transaction. `sql` is already in the dialect's placeholder form. */
+export interface SqlExecutor {
+  query<R extends SqlRow = SqlRow>(sql: string, params: readonly SqlValue[]): Promise<R[]>;
+}
+
+/**
+ * The tiny part of a SQL store that talks to one client library (node:sqlite, pg, PGlite).
+ * Everything else — schema, migrations, queries, row mapping — is shared in `src/stores/sql/`.
+ */
+export interface SqlDriver {
+  readonly dialect: SqlDialect;
+  /**
+   * Runs `work` in one transaction and commits, or rolls back when it throws. A `write`
+   * transaction holds the write lock from its first statement on (SQLite `BEGIN IMMEDIATE`;
+   * Postgres takes row locks with `FOR UPDATE`); a `read` transaction sees one consistent
+   * snapshot.
+   */
+  transaction<T>(mode: 'read' | 'write', work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Releases what the driver opened itself. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,399 @@
+import { createHash } from 'node:crypto';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import type { JsonValue } from '../../messages/types.ts';
+import { checkSessionId, conflictError } from '../shared/errors.ts';
+import { messageFingerprint, searchableText } from '../shared/message-text.ts';
+import type {
+  AppendRecord,
+  MessageQuery,
+  SearchQuery,
+  SessionContext,
+  SessionInfo,
+  Snapshot,
+  SnapshotInput,
+  SnapshotKind,
+  Store,
+  StoredMessage,
+  WriteSnapshotOptions,
+  WriteSnapshotResult,
+} from '../types.ts';
+import { migrate } from './migrate.ts';
+import { buildQueries, MESSAGE_INSERT_COLUMNS, type SqlQueries } from './queries.ts';
+import {
+  type MessageRow,
+  type SessionRow,
+  type SnapshotRow,
+  tokenColumns,
+  toSessionInfo,
+  toSnapshot,
+  toStoredMessage,
+} from './rows.ts';
+import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.ts';
+
+/** The largest `seq` a query bound may carry (a 32-bit INTEGER column). */
+const MAX_SEQ = 2_147_483_647;
+const clampSeq = (value: number): number => Math.max(0, Math.min(MAX_SEQ, value));
+
+export interface SqlStoreOptions {
+  /** The clock for `created_at`, `updated_at`, `stored_at` (tests). */
+  readonly now?: () => Date;
+}
+
+interface PreparedRecord {
+  readonly record: AppendRecord;
+  readonly content: string;
+  readonly fingerprint: string;
+}
+
+/**
+ * The Store of ST-1 over any {@link SqlDriver}: schema and migrations, every query, row
+ * mapping and the concurrency rules (ST-4, ST-5) live here once; `SqliteStore` and
+ * `PostgresStore` only choose a driver. The schema is migrated before the first operation;
+ * a failed migration (`E_STORE_SCHEMA`, `E_STORE`) is what every call then rejects with.
+ */
+export class SqlStore implements Store {
+  readonly kind: string;
+  readonly #driver: SqlDriver;
+  readonly #sql: SqlQueries;
+  readonly #now: () => Date;
+  readonly #opened: Promise<void>;
+  #closed: Promise<void> | undefined;
+
+  constructor(kind: string, driver: SqlDriver, options: SqlStoreOptions = {}) {
+    this.kind = kind;
+    this.#driver = driver;
+    this.#sql = buildQueries(driver.dialect);
+    this.#now = options.now ?? (() => new Date());
+    this.#opened = migrate(driver).then(
+      () => undefined,
+      (error: unknown) => {
+        throw this.#wrap(error, 'open');
+      },
+    );
+    // Reported by the first call; not an unhandled rejection when no call comes.
+    this.#opened.catch(() => undefined);
+  }
+
+  async ensureSession(
+    sessionId: string,
+    metadata?: Readonly<Record<string, JsonValue>>,
+  ): Promise<SessionInfo> {
+    checkSessionId(sessionId);
+    return this.#transaction('write', 'ensureSession', async (sql) => {
+      const current = await this.#lockSession(sql, sessionId, this.#now().toISOString(), true);
+      if (metadata !== undefined) {
+        const merged = { ...(current === null ? {} : (JSON.parse(current) as object)), ...metadata };
+        await sql.query(this.#sql.updateMetadata, [
+          JSON.stringify(merged),
+          this.#now().toISOString(),
+          sessionId,
+        ]);
+      }
+      const [row] = await sql.query<SessionRow>(this.#sql.getSession, [sessionId]);
+      return toSessionInfo(row as SessionRow, this.#driver.dialect);
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionInfo | undefined> {
+    checkSessionId(sessionId);
+    const rows = await this.#transaction('read', 'getSession', (sql) =>
+      sql.query<SessionRow>(this.#sql.getSession, [sessionId]),
+    );
+    return rows[0] === undefined ? undefined : toSessionInfo(rows[0], this.#driver.dialect);
+  }
+
+  async listSessions(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
+    const rows = await this.#transaction('read', 'listSessions', (sql) =>
+      options.limit === undefined
+        ? sql.query<SessionRow>(this.#sql.listSessions, [])
+        : sql.query<SessionRow>(this.#sql.listSessionsLimited, [Math.max(0, Math.floor(options.limit))]),
+    );
+    return rows.map((row) => toSessionInfo(row, this.#driver.dialect));
+  }
+
+  async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+    checkSessionId(sessionId);
+    // Serialise and check the batch before taking any lock: all or nothing.
+    const prepared: PreparedRecord[] = records.map((record) => {
+      const content = JSON.stringify(record.message);
+      return {
+        record,
+        content,
+        fingerprint: createHash('sha256').update(messageFingerprint(record.message)).digest('base64url'),
+      };
+    });
+    const inBatch = new Map<string, string>();
+    for (const { record, fingerprint } of prepared) {
+      const known = inBatch.get(record.message.id);
+      if (known !== undefined && known !== fingerprint) throw conflictError(sessionId, record.message.id);
+      inBatch.set(record.message.id, fingerprint);
+    }
+    return this.#transaction('write', 'append', async (sql) => {
+      const storedAt = this.#now().toISOString();
+      await this.#lockSession(sql, sessionId, storedAt, false);
+      const existing = new Map<string, StoredMessage>();
+      const ids = [...inBatch.keys()];
+      const chunk = 500;
+      for (let i = 0; i < ids.length; i += chunk) {
+        const rows = await sql.query<MessageRow & { message_id: string; fingerprint: string }>(
+          this.#sql.existingMessages,
+          [sessionId, this.#driver.dialect.listParam(ids.slice(i, i + chunk))],
+        );
+        for (const row of rows) {
+          if (row.fingerprint !== inBatch.get(row.message_id)) throw conflictError(sessionId, row.message_id);
+          existing.set(row.message_id, toStoredMessage(sessionId, row, this.#driver.dialect));
+        }
+      }
+      const [last] = await sql.query<{ seq: number | null }>(this.#sql.maxSeq, [sessionId]);
+      let seq = Number(last?.seq ?? 0);
+      const out: StoredMessage[] = [];
+      const fresh: SqlValue[][] = [];
+      for (const { record, content, fingerprint } of prepared) {
+        const id = record.message.id;
+        const known = existing.get(id);
+        if (known !== undefined) {
+          out.push(known);
+          continue;
+        }
+        seq++;
+        const row: StoredMessage = {
+          sessionId,
+          seq,
+          message: JSON.parse(content),
+          ...tokenColumns(record),
+          storedAt,
+        };
+        existing.set(id, row);
+        out.push(row);
+        fresh.push([
+          sessionId,
+          seq,
+          id,
+          record.message.role,
+          content,
+          this.#driver.dialect.storableText(searchableText(record.message)),
+          fingerprint,
+          record.inputTokens ?? null,
+          record.outputTokens ?? null,
+          record.tokenEstimate ?? null,
+          record.tokenizer ?? null,
+          storedAt,
+        ]);
+      }
+      const perStatement = Math.max(
+        1,
+        Math.min(200, Math.floor(this.#driver.dialect.maxParameters / MESSAGE_INSERT_COLUMNS.length)),
+      );
+      for (let i = 0; i < fresh.length; i += perStatement) {
+        const rows = fresh.slice(i, i + perStatement);
+        await sql.query(this.#sql.insertMessages(rows.length), rows.flat());
+      }
+      if (fresh.length > 0) await sql.query(this.#sql.touchSession, [storedAt, sessionId]);
+      // Rows handed out are the caller's: a retry returning the same row object twice would share it.
+      return out.map((row, i) => (out.indexOf(row) === i ? row : structuredClone(row)));
+    });
+  }
+
+  async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
+    checkSessionId(sessionId);
+    const rows = await this.#transaction('read', 'messages', (sql) => this.#range(sql, sessionId, query));
+    return rows.map((row) => toStoredMessage(sessionId, row, this.#driver.dialect));
+  }
+
+  async recordUsage(
+    sessionId: string,
+    messageId: string,
+    usage: { readonly inputTokens?: number; readonly outputTokens?: number },
+  ): Promise<void> {
+    checkSessionId(sessionId);
+    if (usage.inputTokens === undefined && usage.outputTokens === undefined) return;
+    await this.#transaction('write', 'recordUsage', (sql) =>
+      sql.query(this.#sql.recordUsage, [
+        usage.inputTokens ?? null,
+        usage.outputTokens ?? null,
+        sessionId,
+        messageId,
+      ]),
+    );
+  }
+
+  async latestSnapshot(sessionId: string, kind: SnapshotKind = 'summary'): Promise<Snapshot | undefined> {
+    checkSessionId(sessionId);
+    const rows = await this.#transaction('read', 'latestSnapshot', (sql) =>
+      sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, kind]),
+    );
+    return rows[0] === undefined ? undefined : toSnapshot(rows[0], this.#driver.dialect);
+  }
+
+  async snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]> {
+    checkSessionId(sessionId);
+    const rows = await this.#transaction('read', 'snapshots', (sql) =>
+      kind === undefined
+        ? sql.query<SnapshotRow>(this.#sql.snapshots, [sessionId])
+        : sql.query<SnapshotRow>(this.#sql.snapshotsOfKind, [sessionId, kind]),
+    );
+    return rows.map((row) => toSnapshot(row, this.#driver.dialect));
+  }
+
+  async writeSnapshot(
+    sessionId: string,
+    input: SnapshotInput,
+    options: WriteSnapshotOptions,
+  ): Promise<WriteSnapshotResult> {
+    checkSessionId(sessionId);
+    const content = JSON.stringify(input.content);
+    // Check and insert under the session's write lock, in one transaction (ST-4, ST-5).
+    return this.#transaction('write', 'writeSnapshot', async (sql) => {
+      const createdAt = this.#now().toISOString();
+      await this.#lockSession(sql, sessionId, createdAt, false);
+      const [row] = await sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, input.kind]);
+      const latest = row === undefined ? undefined : toSnapshot(row, this.#driver.dialect);
+      if ((latest?.id ?? null) !== options.expectedLatestId) return { written: false, latest };
+      const [inserted] = await sql.query<{ id: number | string }>(this.#sql.insertSnapshot, [
+        sessionId,
+        input.kind,
+        content,
+        input.messageCutoffId,
+        input.cutoffSeq,
+        input.tokenCount,
+        createdAt,
+      ]);
+      const snapshot: Snapshot = {
+        id: String(inserted?.id),
+        sessionId,
+        kind: input.kind,
+        content: JSON.parse(content) as JsonValue,
+        messageCutoffId: input.messageCutoffId,
+        cutoffSeq: input.cutoffSeq,
+        tokenCount: input.tokenCount,
+        createdAt,
+      };
+      return { written: true, snapshot };
+    });
+  }
+
+  async context(sessionId: string, options: { readonly headCount?: number } = {}): Promise<SessionContext> {
+    checkSessionId(sessionId);
+    const d = this.#driver.dialect;
+    // One read transaction: the snapshot and the rows after its cutoff are one consistent state (ST-6).
+    return this.#transaction('read', 'context', async (sql) => {
+      const [snapshotRow] = await sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, 'summary']);
+      const snapshot = snapshotRow === undefined ? undefined : toSnapshot(snapshotRow, d);
+      const cutoff = clampSeq(snapshot?.cutoffSeq ?? 0);
+      const headCount = snapshot === undefined ? 0 : Math.min(Math.floor(options.headCount ?? 0), cutoff);
+      const head =
+        headCount > 0
+          ? await this.#range(sql, sessionId, { beforeSeq: headCount + 1 })
+          : ([] as MessageRow[]);
+      const tail = await this.#range(sql, sessionId, { afterSeq: cutoff });
+      const last = tail.at(-1);
+      const messageCount =
+        last === undefined
+          ? Number((await sql.query<{ seq: number | null }>(this.#sql.maxSeq, [sessionId]))[0]?.seq ?? 0)
+          : Number(last.seq);
+      return {
+        ...(snapshot === undefined ? {} : { snapshot }),
+        head: head.map((row) => toStoredMessage(sessionId, row, d)),
+        tail: tail.map((row) => toStoredMessage(sessionId, row, d)),
+        messageCount,
+      };
+    });
+  }
+
+  async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
+    checkSessionId(sessionId);
+    const limit = Math.max(0, Math.floor(query.limit ?? 50));
+    if (limit === 0) return [];
+    const d = this.#driver.dialect;
+    const rows = await this.#transaction('read', 'search', (sql) =>
+      sql.query<MessageRow>(this.#sql.search, [
+        sessionId,
+        clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ)),
+        d.storableText(query.text.toLowerCase()),
+        limit,
+      ]),
+    );
+    return rows.map((row) => toStoredMessage(sessionId, row, d));
+  }
+
+  async getSetting(key: string): Promise<JsonValue | undefined> {
+    const rows = await this.#transaction('read', 'getSetting', (sql) =>
+      sql.query<{ value: string }>(this.#sql.getSetting, [key]),
+    );
+    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as JsonValue);
+  }
+
+  async setSetting(key: string, value: JsonValue): Promise<void> {
+    await this.#transaction('write', 'setSetting', (sql) =>
+      sql.query(this.#sql.setSetting, [key, JSON.stringify(value)]),
+    );
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#opened.then(
+      () => this.#driver.close(),
+      () => this.#driver.close(),
+    );
+    return this.#closed;
+  }
+
+  /** Creates the session row if missing and, where the dialect needs it, locks it; returns its metadata JSON. */
+  async #lockSession(
+    sql: SqlExecutor,
+    sessionId: string,
+    now: string,
+    needsMetadata: boolean,
+  ): Promise<string | null> {
+    await sql.query(this.#sql.insertSession, [sessionId, now, now]);
+    if (!needsMetadata && this.#driver.dialect.lockRows === '') return null;
+    const [row] = await sql.query<{ metadata: string | null }>(this.#sql.lockSession, [sessionId]);
+    return row?.metadata ?? null;
+  }
+
+  #range(sql: SqlExecutor, sessionId: string, query: MessageQuery): Promise<MessageRow[]> {
+    const after = clampSeq(Math.floor(query.afterSeq ?? 0));
+    const before = clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ));
+    const desc = query.order === 'desc';
+    if (query.limit === undefined) {
+      return sql.query<MessageRow>(desc ? this.#sql.messagesDesc : this.#sql.messagesAsc, [
+        sessionId,
+        after,
+        before,
+      ]);
+    }
+    return sql.query<MessageRow>(desc ? this.#sql.messagesDescLimited : this.#sql.messagesAscLimited, [
+      sessionId,
+      after,
+      before,
+      Math.max(0, Math.floor(query.limit)),
+    ]);
+  }
+
+  async #transaction<T>(
+    mode: 'read' | 'write',
+    operation: string,
+    work: (sql: SqlExecutor) => Promise<T>,
+  ): Promise<T> {
+    if (this.#closed !== undefined) {
+      throw new ChatfoldError('E_STORE', `${this.kind} store: ${operation} after close()`, { operation });
+    }
+    await this.#opened;
+    try {
+      return await this.#driver.transaction(mode, work);
+    } catch (error) {
+      throw this.#wrap(error, operation);
+    }
+  }
+
+  #wrap(error: unknown, operation: string): ChatfoldError {
+    if (ChatfoldError.isInstance(error)) return error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: unknown } | null)?.code;
+    return new ChatfoldError(
+      'E_STORE',
+      `${this.kind} store: ${operation} failed: ${reason}`,
+      { operation, ...(typeof code === 'string' ? { databaseCode: code } : {}) },
+      { cause: error },
+    );
+  }
+}
