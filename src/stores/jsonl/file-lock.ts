@@ -1,7 +1,8 @@
 /**
  * A cross-process lock file (ST-5) for writers sharing a JSONL directory on one machine.
  *
- * The lock is a file created with O_EXCL that names its holder (pid, host, boot id, token).
+ * The lock is a file created exclusively (a written temp file hard-linked into place) that
+ * names its holder (pid, host, boot id, token).
  * A holder that died (SIGKILL, power loss) cannot release it, so waiters check the holder:
  * same host and boot and the pid is gone (or a zombie) → abandoned at once; another host or
  * an unreadable lock → abandoned after `staleMs`. Why not `proper-lockfile`: it judges
@@ -13,8 +14,9 @@
  * it abandoned cannot delete a fresh lock that a third process took in between.
  */
 import { readFileSync } from 'node:fs';
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { link, open, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 
@@ -60,6 +62,7 @@ interface Observed {
 const host = hostname();
 const boot = readBootId();
 let tokens = 0;
+let temps = 0;
 
 /**
  * Takes the lock at `path` (its folder must exist), waiting while a live process holds it.
@@ -110,8 +113,35 @@ function heldLock(path: string, content: string): FileLock {
   };
 }
 
-/** O_EXCL create with the holder written in the same step; false when the file exists. */
+/**
+ * Creates `path` holding `content`, or returns false when it exists. The content is written to
+ * `<path>.<pid>.<n>.tmp` first and hard-linked into place, so a lock never exists half-written
+ * (a writer killed between `open` and `write` would leave an empty lock that waiters could
+ * only judge by age). File systems without hard links fall back to an O_EXCL create.
+ */
 async function createExclusive(path: string, content: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${++temps}.tmp`;
+  try {
+    await writeFile(temp, content);
+  } catch (error) {
+    throw storeError(error, temp, 'write lock');
+  }
+  try {
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') {
+      return createWithExclusiveOpen(path, content);
+    }
+    throw storeError(error, path, 'create lock');
+  } finally {
+    await unlink(temp).catch(ignoreMissing);
+  }
+}
+
+async function createWithExclusiveOpen(path: string, content: string): Promise<boolean> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'wx');
@@ -169,9 +199,23 @@ async function breakAbandoned(path: string, observed: Observed, staleMs: number)
       now.content === observed.content
     ) {
       await unlink(path).catch(ignoreMissing);
+      await removeAbandonedTemps(path);
     }
   } finally {
     await unlink(breakPath).catch(ignoreMissing);
+  }
+}
+
+/** Removes `<lock>[.break].<pid>.<n>.tmp` files of processes that died before linking them. */
+async function removeAbandonedTemps(path: string): Promise<void> {
+  const pattern = new RegExp(
+    `^${basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:\\.break)?\\.(\\d+)\\.\\d+\\.tmp$`,
+  );
+  const names = await readdir(dirname(path)).catch(ignoreMissing);
+  for (const name of names ?? []) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid !== undefined && !isRunning(Number(pid)))
+      await unlink(join(dirname(path), name)).catch(ignoreMissing);
   }
 }
 
