@@ -404,6 +404,34 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       }
     });
 
+    it('serves concurrent reads while appending, each a consistent prefix', async () => {
+      const under = await open();
+      const { store } = under;
+      // With a second instance, the reads must also catch up with rows written elsewhere.
+      const writer = under.reopen === undefined ? store : await under.reopen();
+      if (writer !== store) opened.push({ store: writer });
+      const reads: (readonly { seq: number }[])[] = [];
+      await store.messages('s');
+      await writer.append('s', records([message('first'), message('second')]));
+      // Several reads catching up with the same new rows at once.
+      reads.push(...(await Promise.all([store.messages('s'), store.messages('s'), store.messages('s')])));
+      await writer.append('s', records([message('third')]));
+      await Promise.all([store.search('s', { text: 'x' }), store.context('s'), store.getSession('s')]);
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 30; i++) {
+        work.push(writer.append('s', records([message(`w${i}`), message(`v${i}`)])));
+        work.push(store.messages('s').then((rows) => reads.push(rows)));
+        work.push(store.context('s').then((ctx) => reads.push(ctx.tail)));
+        work.push(store.search('s', { text: 'w', limit: 1000 }));
+      }
+      await Promise.all(work);
+      for (const rows of reads) expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1));
+      expect(reads[0]?.length).toBe(2);
+      expect((await store.messages('s')).map((r) => r.seq)).toEqual(
+        Array.from({ length: 63 }, (_, i) => i + 1),
+      );
+    });
+
     it('keeps the seq invariant for random append batches (property)', async () => {
       const { store } = await open();
       let session = 0;

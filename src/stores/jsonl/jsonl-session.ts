@@ -43,10 +43,13 @@ export class JsonlSession {
   readonly snapshotLog: JsonlLog<Snapshot>;
   /** Set once `session.json` is known to exist, so appends skip checking it. */
   exists = false;
+  /** The snapshot id `summary.json` is known to hold (see `JsonlStore#syncSummaryMirror`). */
+  mirroredSummaryId: string | undefined;
   #rows: StoredMessage[] = [];
   #byId = new Map<string, number>();
   #text: (string | undefined)[] = [];
   #usage = new Map<string, Usage>();
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(id: string, folder: string) {
     this.id = id;
@@ -83,18 +86,22 @@ export class JsonlSession {
   }
 
   /** Catches up with rows and usage other writers appended. */
-  async refreshMessages(): Promise<void> {
-    const rows = await this.messageLog.refresh();
-    if (rows.reset) this.#rebuild();
-    else this.#addRows(rows.added);
-    const usage = await this.usageLog.refresh();
-    if (usage.reset) this.#rebuild();
-    else this.#addUsage(usage.added);
+  refreshMessages(): Promise<void> {
+    return this.#serial(async () => {
+      const rows = await this.messageLog.refresh();
+      if (rows.reset) this.#rebuild();
+      else this.#addRows(rows.added);
+      const usage = await this.usageLog.refresh();
+      if (usage.reset) this.#rebuild();
+      else this.#addUsage(usage.added);
+    });
   }
 
-  async refreshSnapshots(): Promise<readonly Snapshot[]> {
-    await this.snapshotLog.refresh();
-    return this.snapshotLog.entries;
+  refreshSnapshots(): Promise<readonly Snapshot[]> {
+    return this.#serial(async () => {
+      await this.snapshotLog.refresh();
+      return this.snapshotLog.entries;
+    });
   }
 
   /** The newest snapshot of a kind among those read. */
@@ -103,15 +110,39 @@ export class JsonlSession {
   }
 
   /** Appends rows (the caller holds the lock and has refreshed). */
-  async appendRows(text: string, lines: readonly RowLine[], fsync: boolean): Promise<void> {
-    await this.messageLog.append(text, lines, { fsync });
-    this.#addRows(lines);
+  appendRows(text: string, lines: readonly RowLine[], fsync: boolean): Promise<void> {
+    return this.#serial(async () => {
+      await this.messageLog.append(text, lines, { fsync });
+      this.#addRows(lines);
+    });
   }
 
   /** Appends a usage line (the caller holds the lock and has refreshed). */
-  async appendUsage(line: UsageLine, fsync: boolean): Promise<void> {
-    await this.usageLog.append(`${JSON.stringify(line)}\n`, [line], { fsync });
-    this.#addUsage([line]);
+  appendUsage(line: UsageLine, fsync: boolean): Promise<void> {
+    return this.#serial(async () => {
+      await this.usageLog.append(`${JSON.stringify(line)}\n`, [line], { fsync });
+      this.#addUsage([line]);
+    });
+  }
+
+  /** Appends a snapshot line (the caller holds the lock and has refreshed). */
+  appendSnapshot(snapshot: Snapshot, fsync: boolean): Promise<void> {
+    return this.#serial(() =>
+      this.snapshotLog.append(`${JSON.stringify(snapshot)}\n`, [deepFreeze(snapshot)], { fsync }),
+    );
+  }
+
+  /**
+   * Runs reads and appends of this session's logs one at a time: two overlapping catch-ups
+   * would both read the same new bytes and index the rows twice.
+   */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   #rebuild(): void {

@@ -152,6 +152,7 @@ export class JsonlStore implements Store {
     return this.#exclusive(session, async () => {
       if (!session.exists) await this.#create(session);
       await session.refreshMessages();
+      await this.#syncSummaryMirror(session);
       const batch = new Map<string, { fingerprint: string; seq: number }>();
       const fresh: typeof prepared = [];
       const seqs: number[] = [];
@@ -243,7 +244,7 @@ export class JsonlStore implements Store {
     const session = this.#session(sessionId);
     return this.#exclusive(session, async () => {
       if (!session.exists) await this.#create(session);
-      await session.refreshSnapshots();
+      await this.#syncSummaryMirror(session);
       const latest = session.latest(input.kind);
       if ((latest?.id ?? null) !== options.expectedLatestId) return { written: false, latest };
       const snapshot: Snapshot = JSON.parse(
@@ -260,18 +261,8 @@ export class JsonlStore implements Store {
       );
       // The snapshots.jsonl line is the commit (ST-4); summary.json mirrors the latest summary
       // for tools and people (seed 004 §7.5) and is replaced atomically after it.
-      await session.snapshotLog.append(`${JSON.stringify(snapshot)}\n`, [deepFreeze(snapshot)], {
-        fsync: this.#fsync,
-      });
-      if (snapshot.kind === 'summary') {
-        await writeFileAtomic(
-          join(session.folder, SESSION_FILES.summary),
-          `${JSON.stringify(snapshot, null, 2)}\n`,
-          {
-            fsync: this.#fsync,
-          },
-        );
-      }
+      await session.appendSnapshot(snapshot, this.#fsync);
+      if (snapshot.kind === 'summary') await this.#writeSummaryMirror(session, snapshot);
       return { written: true, snapshot: session.latest(input.kind) as Snapshot };
     });
   }
@@ -386,6 +377,28 @@ export class JsonlStore implements Store {
     });
   }
 
+  /**
+   * Brings `summary.json` up to the latest summary in `snapshots.jsonl` (the caller holds the
+   * lock). Only a writer killed between the two writes leaves it behind; this costs one `stat`
+   * unless another writer added a snapshot since this store last looked.
+   */
+  async #syncSummaryMirror(session: JsonlSession): Promise<void> {
+    await session.refreshSnapshots();
+    const latest = session.latest('summary');
+    if (latest === undefined || session.mirroredSummaryId === latest.id) return;
+    const path = join(session.folder, SESSION_FILES.summary);
+    // A mirror that cannot be read (power loss with fsync 'never') is rewritten, not an error.
+    const mirrored = await readJsonFile(path).catch(() => undefined);
+    if (isRecordWithId(mirrored) && mirrored.id === latest.id) session.mirroredSummaryId = latest.id;
+    else await this.#writeSummaryMirror(session, latest);
+  }
+
+  async #writeSummaryMirror(session: JsonlSession, snapshot: Snapshot): Promise<void> {
+    const text = `${JSON.stringify(snapshot, null, 2)}\n`;
+    await writeFileAtomic(join(session.folder, SESSION_FILES.summary), text, { fsync: this.#fsync });
+    session.mirroredSummaryId = snapshot.id;
+  }
+
   async #queued<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(key) ?? Promise.resolve();
     const current = previous.then(work, work);
@@ -488,6 +501,10 @@ function rowLineText(
     batchEnd,
   });
   return `{"sessionId":${JSON.stringify(sessionId)},"seq":${seq},"message":${messageJson},${columns.slice(1)}\n`;
+}
+
+function isRecordWithId(value: unknown): value is { readonly id: unknown } {
+  return typeof value === 'object' && value !== null && 'id' in value;
 }
 
 function isSessionFile(value: unknown): value is SessionFile {
