@@ -230,6 +230,26 @@ describe('damaged files', () => {
     expect((error as ChatfoldError).details).toMatchObject({ path: file, line: 4 });
   });
 
+  it('brings summary.json up to date on the next write after a crash between snapshots.jsonl and summary.json', async () => {
+    const store = jsonlStore(dir);
+    await store.append('s', [{ message: message('m1') }, { message: message('m2') }]);
+    const first = await store.writeSnapshot('s', summary(1, 'm1'), { expectedLatestId: null });
+    if (!first.written) throw new Error('not written');
+    const mirror = join(folderOf('s'), 'summary.json');
+    const older = readFileSync(mirror, 'utf8');
+    const second = await store.writeSnapshot('s', summary(2, 'm2'), { expectedLatestId: first.snapshot.id });
+    if (!second.written) throw new Error('not written');
+    writeFileSync(mirror, older); // as if the writer died before the rename
+    expect((await jsonlStore(dir).latestSnapshot('s'))?.id).toBe(second.snapshot.id); // the log decides
+
+    await jsonlStore(dir).append('s', [{ message: message('m3') }]);
+    expect(JSON.parse(readFileSync(mirror, 'utf8'))).toEqual(second.snapshot);
+    writeFileSync(mirror, ''); // unreadable: rewritten too
+    const result = await jsonlStore(dir).writeSnapshot('s', summary(2, 'm2'), { expectedLatestId: 'stale' });
+    expect(result.written).toBe(false);
+    expect(JSON.parse(readFileSync(mirror, 'utf8'))).toEqual(second.snapshot);
+  });
+
   it('fails with E_STORE when a row of snapshots.jsonl is damaged', async () => {
     const store = jsonlStore(dir);
     await store.append('s', [{ message: message('m1') }]);
