@@ -104,7 +104,7 @@ describe('withCacheBreakpoints (RT-5)', () => {
     expect(marked.system).toEqual([
       { type: 'text', text: 'sys', cache_control: { type: 'ephemeral', ttl: '1h' } },
     ]);
-    expect((marked.messages[1]?.content as AnthropicBlock[])[0]).toMatchObject({
+    expect((marked.messages[1]?.content as AnthropicBlock[] | undefined)?.[0]).toMatchObject({
       cache_control: { ttl: '1h' },
     });
     expect(() => withCacheBreakpoints(request, { ttl: '2h' as never })).toThrow(
