@@ -102,7 +102,9 @@ export function trimToTokens(messages: readonly Message[], options: TrimOptions)
 function callIds(message: Message): Set<string> | undefined {
   let ids: Set<string> | undefined;
   for (const part of message.parts) {
-    if (part.type === 'tool-call') (ids ??= new Set()).add(part.id);
+    if (part.type !== 'tool-call') continue;
+    ids ??= new Set();
+    ids.add(part.id);
   }
   return ids;
 }
