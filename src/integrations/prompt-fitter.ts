@@ -7,7 +7,7 @@ import { type CompactOptions, compact } from '../compaction/compact.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
-import { OVERFLOW_SHRINK } from '../session/session.ts';
+import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import type { Session } from '../session/types.ts';
 import type { ContextOverflow } from './overflow.ts';
 import { createHistoryTracker } from './unseen-messages.ts';
@@ -152,12 +152,7 @@ function statelessFitting(
     async refit(request, overflow) {
       const current = optionsFor(request);
       const window = current.window ?? resolveCompactionModel(current).window;
-      const next =
-        overflow.limit !== undefined && overflow.limit > 0
-          ? Math.min(window, overflow.limit)
-          : overflow.actual !== undefined
-            ? window
-            : Math.floor(window * OVERFLOW_SHRINK);
+      const next = windowAfterOverflow(window, overflow);
       learnedWindow = Math.min(learnedWindow ?? Number.POSITIVE_INFINITY, next);
       return (await compact(request.messages, { ...current, mode: 'overflow', window: next })).messages;
     },

@@ -1,5 +1,6 @@
+export { OVERFLOW_SHRINK } from '../policy/overflow-window.ts';
 export { createChatfold } from './create-chatfold.ts';
-export { OVERFLOW_SHRINK, SUMMARIZER_RETRY_BASE_MS, SUMMARIZER_RETRY_MAX_MS } from './session.ts';
+export { SUMMARIZER_RETRY_BASE_MS, SUMMARIZER_RETRY_MAX_MS } from './session.ts';
 export type { SessionSnapshotContent } from './snapshot-content.ts';
 export type {
   Chatfold,

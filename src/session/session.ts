@@ -10,6 +10,7 @@ import {
   recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
+import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import { contextStatus } from '../policy/status.ts';
 import { DEFAULT_FLOOR, DEFAULT_TARGET, DEFAULT_TRIGGERS, evaluateTriggers } from '../policy/triggers.ts';
 import type { SessionContext, Snapshot, Store, StoredMessage } from '../stores/types.ts';
@@ -33,8 +34,6 @@ import type {
 export const SUMMARIZER_RETRY_BASE_MS = 30_000;
 /** Upper bound of the summarizer back-off. */
 export const SUMMARIZER_RETRY_MAX_MS = 15 * 60_000;
-/** Without numbers in an overflow error, the next attempt assumes a window this much smaller. */
-export const OVERFLOW_SHRINK = 0.85;
 
 /** What every session of one `createChatfold` shares. */
 export interface SessionConfig {
@@ -287,12 +286,7 @@ export class ChatfoldSession implements Session {
       // The provider counted the rejected prompt: calibrate the counter on it (TOK-5).
       this.#counter.recordUsage(this.#previousPrompt, { inputTokens: overflow.actual });
     }
-    const next =
-      overflow.limit !== undefined && overflow.limit > 0
-        ? Math.min(current, overflow.limit)
-        : overflow.actual !== undefined
-          ? current
-          : Math.floor(current * OVERFLOW_SHRINK);
+    const next = windowAfterOverflow(current, overflow, { calibrated: this.#previousPrompt.length > 0 });
     if (next < current || learned.value === undefined) {
       learned.value = next;
       void this.#config.onLearnedWindow(next).catch(() => undefined);

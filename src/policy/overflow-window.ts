@@ -1,0 +1,33 @@
+/** Without numbers in an overflow error, the next attempt assumes a window this much smaller (RT-3). */
+export const OVERFLOW_SHRINK = 0.85;
+
+/** What a provider's context-overflow error said (`parseContextOverflow`). */
+export interface OverflowNumbers {
+  /** The real context limit, when the error names it. */
+  readonly limit?: number;
+  /** The prompt's real size, when the error names it. */
+  readonly actual?: number;
+}
+
+/**
+ * The window to compact against after a provider rejected a prompt as too long (RT-3): the
+ * limit the error reported; else, when it reported the prompt's real size, either the same
+ * window (`calibrated`: the caller has just calibrated its counter on that size) or the window
+ * scaled down by how far `estimate`, chatfold's count of the rejected prompt, was off; else
+ * {@link OVERFLOW_SHRINK} of it. Never larger than `current`.
+ */
+export function windowAfterOverflow(
+  current: number,
+  overflow: OverflowNumbers,
+  { estimate, calibrated = false }: { readonly estimate?: number; readonly calibrated?: boolean } = {},
+): number {
+  const { limit, actual } = overflow;
+  if (limit !== undefined && limit > 0) return Math.min(current, limit);
+  if (actual !== undefined && actual > 0) {
+    if (calibrated) return current;
+    if (estimate !== undefined && estimate > 0 && actual > estimate) {
+      return Math.floor((current * estimate) / actual);
+    }
+  }
+  return Math.floor(current * OVERFLOW_SHRINK);
+}
