@@ -1,7 +1,8 @@
 /**
  * A writer process for test/stores/jsonl-processes.test.ts (ST-5). Node runs it directly:
  * `node test/stores/jsonl-child.ts '<json job>'`. It reports on stdout, one line per event:
- * `ready`, `ack <batch> <size>` after an append resolved, `snapshot <json result>`, `done`.
+ * `ready`, `ack <batch> <size>` after an append resolved, `snap <id>` after a loop snapshot was
+ * written, `snapshot <json result>` for a `compact` round, `done`.
  */
 import type { Message } from '../../src/messages/types.ts';
 import { jsonlStore } from '../../src/stores/jsonl/jsonl-store.ts';
@@ -18,7 +19,9 @@ export type ChildJob =
   /**
    * After a line on stdin, appends batches of 1–4 messages until killed, ids
    * `<prefix>-<batch>-<i>`. Every fifth batch carries ~200 KB per message, and with `huge`
-   * every batch is 4 × 4 MB, so a kill can land in the middle of a write.
+   * every batch is 4 × 4 MB, so a kill can land in the middle of a write. Without `huge`,
+   * every third batch is followed by a ~20 KB summary snapshot up to its last row
+   * (compare-and-set; `snap <id>` once written).
    */
   | {
       readonly type: 'loop';
@@ -67,13 +70,30 @@ if (job.type === 'append') {
       : batch % 5 === 4
         ? 'x'.repeat(200_000)
         : `batch ${batch} of ${job.prefix} — ünïcödé 🧪`;
-    await store.append(
+    const rows = await store.append(
       job.sessionId,
       Array.from({ length: size }, (_, i) => ({
         message: message(`${job.prefix}-${batch}-${i}`, `${text} ${i}`),
       })),
     );
     report(`ack ${batch} ${size}`);
+    if (job.huge || batch % 3 !== 2) continue;
+    // A compaction: summarise up to the last row, compare-and-set against the latest summary.
+    const last = rows.at(-1);
+    if (last === undefined) continue;
+    const latest = await store.latestSnapshot(job.sessionId);
+    const result = await store.writeSnapshot(
+      job.sessionId,
+      {
+        kind: 'summary',
+        content: { summaryText: `${job.prefix} up to ${last.message.id} ${'s'.repeat(20_000)}` },
+        messageCutoffId: last.message.id,
+        cutoffSeq: last.seq,
+        tokenCount: 5,
+      },
+      { expectedLatestId: latest?.id ?? null },
+    );
+    if (result.written) report(`snap ${result.snapshot.id}`);
   }
 } else {
   for (let round = 0; round < job.rounds; round++) {

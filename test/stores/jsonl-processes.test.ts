@@ -2,7 +2,6 @@
  * ST-5 across real processes: concurrent appends, concurrent compactions, and writers killed
  * with SIGKILL at random moments. The writers are `node test/stores/jsonl-child.ts` processes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,46 +12,11 @@ import { jsonlStore } from '../../src/stores/jsonl/jsonl-store.ts';
 import { SESSIONS_FOLDER, sessionFolderName } from '../../src/stores/jsonl/session-folder.ts';
 import type { StoredMessage } from '../../src/stores/types.ts';
 import type { ChildJob } from './jsonl-child.ts';
+import { type Child, sleep, startChild as startChildProcess } from './process-helpers.ts';
 
 const CHILD = fileURLToPath(new URL('./jsonl-child.ts', import.meta.url));
 
-interface Child {
-  readonly process: ChildProcess;
-  readonly lines: string[];
-  readonly ready: Promise<void>;
-  /** Lets a `loop` child start appending. */
-  readonly go: () => void;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
-}
-
-function startChild(job: ChildJob): Child {
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let partial = '';
-  let stderr = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    const pieces = (partial + chunk).split('\n');
-    partial = pieces.pop() ?? '';
-    for (const line of pieces) {
-      if (line === 'ready') markReady();
-      lines.push(line);
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
-    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })),
-  );
-  const go = () => child.stdin.end('go\n');
-  return { process: child, lines, ready, go, exited };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const startChild = (job: ChildJob): Child => startChildProcess(CHILD, job);
 
 let dir = '';
 beforeAll(async () => {
@@ -137,11 +101,13 @@ describe('jsonlStore across processes (ST-5)', () => {
     await store.close();
   });
 
-  it('writers killed with SIGKILL at random moments lose no acknowledged message and leave no half row', async () => {
+  it('writers killed with SIGKILL at random moments lose no acknowledged message or snapshot and leave no half row', async () => {
     const sessionId = 'crash ../ "session" 🧪';
-    const messagesFile = join(dir, SESSIONS_FOLDER, sessionFolderName(sessionId), 'messages.jsonl');
-    const lockFile = join(dir, SESSIONS_FOLDER, sessionFolderName(sessionId), 'lock');
+    const folder = join(dir, SESSIONS_FOLDER, sessionFolderName(sessionId));
+    const messagesFile = join(folder, 'messages.jsonl');
+    const lockFile = join(folder, 'lock');
     const acked = new Map<string, number>();
+    const ackedSnapshots = new Set<string>();
     const iterations = 50;
     let tornTails = 0;
     let locksLeft = 0;
@@ -174,6 +140,7 @@ describe('jsonlStore across processes (ST-5)', () => {
         for (const line of child.lines) {
           const [word, batch, size] = line.split(' ');
           if (word === 'ack') acked.set(`i${iteration}c${k}-${batch}`, Number(size));
+          if (word === 'snap' && batch !== undefined) ackedSnapshots.add(batch);
         }
       });
       const raw = existsSync(messagesFile) ? readFileSync(messagesFile) : Buffer.alloc(0);
@@ -192,6 +159,14 @@ describe('jsonlStore across processes (ST-5)', () => {
       // Every acknowledged batch is there, and every batch there is whole (all or none).
       for (const [key, size] of acked) expect(batches.get(key), `acknowledged batch ${key}`).toBe(size);
       for (const [key, count] of batches) expect(count).toBe(1 + (Number(key.split('-')[1]) % 4));
+      // Every acknowledged snapshot is there once, whole, pointing at a stored row.
+      const snapshots = await reader.snapshots(sessionId);
+      expect(new Set(snapshots.map((snapshot) => snapshot.id)).size).toBe(snapshots.length);
+      for (const id of ackedSnapshots) expect(snapshots.some((snapshot) => snapshot.id === id)).toBe(true);
+      for (const snapshot of snapshots) {
+        expect(rows[snapshot.cutoffSeq - 1]?.message.id).toBe(snapshot.messageCutoffId);
+        expect((snapshot.content as { summaryText: string }).summaryText).toMatch(/ s{20000}$/);
+      }
 
       // The next writer breaks an abandoned lock at once and cuts a torn tail.
       const before = Date.now();
@@ -208,19 +183,27 @@ describe('jsonlStore across processes (ST-5)', () => {
       slowestRecoveryMs = Math.max(slowestRecoveryMs, Date.now() - before);
       expect(row?.seq).toBe(rows.length + 1);
       expect(readFileSync(messagesFile).at(-1)).toBe(0x0a);
+      // …and brings summary.json up to the latest summary if a writer died before replacing it.
+      const latest = snapshots.at(-1);
+      if (latest !== undefined) {
+        expect(JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8'))).toEqual(latest);
+      }
     }
     // A fresh store reading everything from disk agrees with the long-lived one.
     const fresh = jsonlStore(dir);
     const all = await fresh.messages(sessionId);
     expectWellFormed(all);
     expect(all).toEqual(await reader.messages(sessionId));
+    expect(await fresh.snapshots(sessionId)).toEqual(await reader.snapshots(sessionId));
     expect(acked.size).toBeGreaterThan(iterations);
+    expect(ackedSnapshots.size).toBeGreaterThan(0);
     expect(slowestRecoveryMs).toBeLessThan(1000);
     await Promise.all([reader.close(), fresh.close()]);
     console.info(
-      `crash test: ${iterations} iterations, ${2 * iterations} SIGKILLs, ${acked.size} acknowledged batches, ${all.length} rows, ${tornTails} torn tails, ${locksLeft} abandoned locks, slowest recovery ${slowestRecoveryMs} ms, ${Date.now() - started} ms`,
+      `crash test: ${iterations} iterations, ${2 * iterations} SIGKILLs, ${acked.size} acknowledged batches, ${all.length} rows, ${ackedSnapshots.size} acknowledged snapshots, ${tornTails} torn tails, ${locksLeft} abandoned locks, slowest recovery ${slowestRecoveryMs} ms, ${Date.now() - started} ms`,
     );
   }, 60_000);
+
   it('a kill in the middle of a large write leaves a torn tail that readers skip and the next writer cuts', async () => {
     const sessionId = 'torn';
     const messagesFile = join(dir, SESSIONS_FOLDER, sessionFolderName(sessionId), 'messages.jsonl');
