@@ -3,7 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import type { JsonValue } from '../../messages/types.ts';
+import type { JsonValue, Message } from '../../messages/types.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint } from '../shared/message-text.ts';
 import type {
@@ -143,32 +143,28 @@ export class JsonlStore implements Store {
 
   async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId);
-    // Outside the lock: the JSON of each message and its fingerprint for idempotency checks.
-    const prepared = records.map((record) => ({
-      record,
-      json: JSON.stringify(record.message),
-      fingerprint: messageFingerprint(record.message),
-    }));
+    // Outside the lock: the JSON of each message. Fingerprints are only needed for ids seen before.
+    const prepared = records.map((record) => ({ record, json: JSON.stringify(record.message) }));
     return this.#exclusive(session, async () => {
       if (!session.exists) await this.#create(session);
       await session.refreshMessages();
       await this.#syncSummaryMirror(session);
-      const batch = new Map<string, { fingerprint: string; seq: number }>();
+      const batch = new Map<string, { message: Message; seq: number }>();
       const fresh: typeof prepared = [];
       const seqs: number[] = [];
       for (const item of prepared) {
-        const id = item.record.message.id;
-        const stored = session.rowOf(id);
-        const known = batch.get(id);
-        const fingerprint =
-          known?.fingerprint ?? (stored === undefined ? undefined : messageFingerprint(stored.message));
-        if (fingerprint !== undefined && fingerprint !== item.fingerprint) throw conflictError(sessionId, id);
-        const seq = stored?.seq ?? known?.seq ?? session.rows.length + fresh.length + 1;
-        if (stored === undefined && known === undefined) {
+        const { id } = item.record.message;
+        const earlier = session.rowOf(id) ?? batch.get(id);
+        if (earlier === undefined) {
+          const seq = session.rows.length + fresh.length + 1;
           fresh.push(item);
-          batch.set(id, { fingerprint: item.fingerprint, seq });
+          batch.set(id, { message: item.record.message, seq });
+          seqs.push(seq);
+        } else if (messageFingerprint(earlier.message) !== messageFingerprint(item.record.message)) {
+          throw conflictError(sessionId, id);
+        } else {
+          seqs.push(earlier.seq);
         }
-        seqs.push(seq);
       }
       if (fresh.length > 0) {
         const storedAt = this.#now().toISOString();
@@ -363,10 +359,12 @@ export class JsonlStore implements Store {
   async #exclusive<T>(session: JsonlSession, work: () => Promise<T>): Promise<T> {
     const lockPath = join(session.folder, SESSION_FILES.lock);
     return this.#queued(lockPath, async () => {
-      try {
-        await mkdir(session.folder, { recursive: true });
-      } catch (error) {
-        throw storeError(error, session.folder, 'create');
+      if (!session.exists) {
+        try {
+          await mkdir(session.folder, { recursive: true });
+        } catch (error) {
+          throw storeError(error, session.folder, 'create');
+        }
       }
       const lock = await acquireFileLock(lockPath, this.#lock);
       try {
