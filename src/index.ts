@@ -21,6 +21,9 @@ export type { ReplayOptions, ReplayResult, ReplayTurn } from './evaluation/repla
 export { replayConversation } from './evaluation/replay.ts';
 export type { ChartOptions, ChartTurn } from './evaluation/replay-chart.ts';
 export { renderReplayChart } from './evaluation/replay-chart.ts';
+// Reactive overflow (RT-3)
+export type { ContextOverflow, OverflowProvider } from './integrations/overflow.ts';
+export { contextOverflowError, parseContextOverflow } from './integrations/overflow.ts';
 // Messages: neutral model, converters, validator (MSG-1..4)
 export type { AiSdkMessage, AiSdkMessageInput, AiSdkPart, AiSdkProviderOptions } from './messages/ai-sdk.ts';
 export { fromAiSdk, toAiSdk } from './messages/ai-sdk.ts';
@@ -91,6 +94,8 @@ export {
   recordFailure,
   STALL_GAIN,
 } from './policy/loop-guard.ts';
+export type { OverflowNumbers } from './policy/overflow-window.ts';
+export { windowAfterOverflow } from './policy/overflow-window.ts';
 export type { ContextStatus, ContextStatusInput, SummaryStatus } from './policy/status.ts';
 export { contextStatus } from './policy/status.ts';
 export type { TriggerDecision, TriggerGroup, TriggerInput, Triggers } from './policy/triggers.ts';
