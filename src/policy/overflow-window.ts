@@ -4,9 +4,9 @@ export const OVERFLOW_SHRINK = 0.85;
 /** What a provider's context-overflow error said (`parseContextOverflow`). */
 export interface OverflowNumbers {
   /** The real context limit, when the error names it. */
-  readonly limit?: number;
+  readonly limit?: number | undefined;
   /** The prompt's real size, when the error names it. */
-  readonly actual?: number;
+  readonly actual?: number | undefined;
 }
 
 /**

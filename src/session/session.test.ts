@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { parseContextOverflow } from '../integrations/overflow.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
@@ -221,7 +222,14 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     await session.append(agentRun(30));
     const normal = await session.prepare();
     expect(normal.report.compacted).toBe(false);
-    const retry = await session.prepare({ overflow: { limit: 8_000, actual: normal.tokens + 500 } });
+    const error = {
+      status: 400,
+      error: {
+        message: `This model's maximum context length is 8000 tokens. However, your messages resulted in ${normal.tokens + 500} tokens. Please reduce the length of the messages.`,
+        code: 'context_length_exceeded',
+      },
+    };
+    const retry = await session.prepare({ overflow: parseContextOverflow(error) });
     expect(retry.report.compacted).toBe(true);
     expect(retry.report.trigger).toBe('overflow');
     expect(retry.report.budget.window).toBe(8_000);

@@ -44,9 +44,12 @@ export interface PrepareOptions {
   readonly tools?: readonly ToolDefinition[];
   /**
    * The provider rejected the last prompt as too long (RT-3): compact in `overflow` mode
-   * against the limit it reported (learned for later calls).
+   * against the limit it reported (learned for later calls). Pass `parseContextOverflow(error)`;
+   * `undefined` means no overflow.
    */
-  readonly overflow?: { readonly limit?: number; readonly actual?: number };
+  readonly overflow?:
+    | { readonly limit?: number | undefined; readonly actual?: number | undefined }
+    | undefined;
   readonly signal?: AbortSignal;
 }
 
