@@ -109,6 +109,7 @@ export interface MessageQuery {
 export interface SearchQuery {
   /** Case-insensitive substring of the message's text, tool-call arguments or tool-result text. */
   readonly text: string;
+  /** At most this many rows, newest first. Default 50. */
   readonly limit?: number;
   /** Only rows with a smaller `seq`, for paging backwards. */
   readonly beforeSeq?: number;

@@ -6,6 +6,7 @@ import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import type { JsonValue, Message } from '../../messages/types.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint } from '../shared/message-text.ts';
+import { searchRows, selectMessages } from '../shared/query-rows.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -52,7 +53,6 @@ interface SessionFile {
 
 const SETTINGS_FILE = 'settings.json';
 const SETTINGS_LOCK = 'settings.lock';
-const DEFAULT_SEARCH_LIMIT = 50;
 
 /**
  * Keeps each session in its own folder of append-only JSONL files (ST-1, seed 004). Several
@@ -190,13 +190,7 @@ export class JsonlStore implements Store {
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId);
     await session.refreshMessages();
-    const rows = session.rows;
-    const from = Math.max(0, query.afterSeq ?? 0);
-    const to = Math.min(rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1);
-    if (to <= from) return [];
-    const limit = Math.max(0, query.limit ?? Number.POSITIVE_INFINITY);
-    if (query.order === 'desc') return rows.slice(Math.max(from, to - limit), to).reverse();
-    return rows.slice(from, Math.min(to, from + limit));
+    return selectMessages(session.rows, query);
   }
 
   async recordUsage(
@@ -283,15 +277,7 @@ export class JsonlStore implements Store {
   async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId);
     await session.refreshMessages();
-    const needle = query.text.toLowerCase();
-    const limit = query.limit ?? DEFAULT_SEARCH_LIMIT;
-    const rows = session.rows;
-    const out: StoredMessage[] = [];
-    const start = Math.min(rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1) - 1;
-    for (let i = start; i >= 0 && out.length < limit; i--) {
-      if (session.textAt(i).includes(needle)) out.push(rows[i] as StoredMessage);
-    }
-    return out;
+    return searchRows(session.rows, (index) => session.textAt(index), query);
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../messages/types.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
+import { searchRows, selectMessages } from '../shared/query-rows.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -108,13 +109,7 @@ export class MemoryStore implements Store {
   }
 
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
-    const rows = this.#session(sessionId, false)?.rows ?? [];
-    const from = Math.max(0, query.afterSeq ?? 0);
-    const to = Math.min(rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1);
-    let slice = rows.slice(from, Math.max(from, to));
-    if (query.order === 'desc') slice.reverse();
-    if (query.limit !== undefined) slice = slice.slice(0, Math.max(0, query.limit));
-    return slice.map(copy);
+    return selectMessages(this.#session(sessionId, false)?.rows ?? [], query).map(copy);
   }
 
   async recordUsage(
@@ -188,14 +183,7 @@ export class MemoryStore implements Store {
   async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId, false);
     if (session === undefined) return [];
-    const needle = query.text.toLowerCase();
-    const limit = query.limit ?? 50;
-    const out: StoredMessage[] = [];
-    const start = Math.min(session.rows.length, (query.beforeSeq ?? Number.POSITIVE_INFINITY) - 1) - 1;
-    for (let i = start; i >= 0 && out.length < limit; i--) {
-      if ((session.text[i] as string).includes(needle)) out.push(copy(session.rows[i] as StoredMessage));
-    }
-    return out;
+    return searchRows(session.rows, (index) => session.text[index] as string, query).map(copy);
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {
