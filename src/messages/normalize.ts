@@ -173,8 +173,22 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
             );
     }
     stamp = message.createdAt ?? stamp ?? now().toISOString();
-    return { ...message, id, role, parts, createdAt: stamp };
+    const normalized: Message = { ...message, id, role, parts, createdAt: stamp };
+    if (message.id === undefined) derivedIds.add(normalized);
+    return normalized;
   });
+}
+
+const derivedIds = new WeakSet<Message>();
+
+/**
+ * True when `message` (the very object `normalizeMessages` or a converter returned) got its id
+ * from its content because the source had none. Such ids are the same for the same content, so
+ * a session gives these messages ids of their own when they are appended: two identical
+ * replies stay two messages.
+ */
+export function hasDerivedId(message: Message): boolean {
+  return derivedIds.has(message);
 }
 
 function cleanPart(part: Part, where: string, options: NormalizeOptions): Part {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { parseContextOverflow } from '../integrations/overflow.ts';
+import { fromOpenAI } from '../messages/openai.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
@@ -132,6 +133,21 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     await session.append(yes);
     const history = await session.history();
     expect(history.map((row) => row.seq)).toEqual([1, 2]);
+    expect(new Set(history.map((row) => row.message.id)).size).toBe(2);
+  });
+
+  it('gives converter-derived ids their own ids, so identical replies stay two messages', async () => {
+    const chatfold = createChatfold({ window: WINDOW });
+    const session = await chatfold.session('converted');
+    const reply = () => fromOpenAI([{ role: 'assistant', content: 'ok' }]);
+    expect(reply()[0]?.id).toBe(reply()[0]?.id); // the converter's id is the content's
+    await session.append(reply());
+    await session.append(reply());
+    const history = await session.history();
+    expect(history.map((row) => row.message.parts)).toEqual([
+      [{ type: 'text', text: 'ok' }],
+      [{ type: 'text', text: 'ok' }],
+    ]);
     expect(new Set(history.map((row) => row.message.id)).size).toBe(2);
   });
 

@@ -1,6 +1,6 @@
 import { type CompactOptions, compact } from '../compaction/compact.ts';
 import type { CompactionReport, CompactionTrigger } from '../compaction/types.ts';
-import { normalizeMessages } from '../messages/normalize.ts';
+import { hasDerivedId, normalizeMessages } from '../messages/normalize.ts';
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import { type Budget, computeBudget } from '../policy/budget.ts';
 import {
@@ -90,9 +90,11 @@ export class ChatfoldSession implements Session {
     return this.#exclusive(async () => {
       const inputs: readonly MessageInput[] = Array.isArray(input) ? input : [input as MessageInput];
       // Ids derived from content would make two identical turns ("yes") one row: a session
-      // gives every message without an id its own.
+      // gives every message without an id of its own (or with one a converter derived) its own.
       const withIds = inputs.map((message) =>
-        typeof message === 'object' && message !== null && message.id === undefined
+        typeof message === 'object' &&
+        message !== null &&
+        (message.id === undefined || hasDerivedId(message as Message))
           ? { ...message, id: `msg_${globalThis.crypto.randomUUID().replaceAll('-', '')}` }
           : message,
       );
