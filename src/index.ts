@@ -48,7 +48,7 @@ export { DEFAULT_REASONING_OUTPUT } from './messages/converter-options.ts';
 export type { GeminiContent, GeminiPart, GeminiRequest, GeminiRequestInput } from './messages/gemini.ts';
 export { fromGemini, toGemini } from './messages/gemini.ts';
 export type { NormalizeOptions } from './messages/normalize.ts';
-export { DEFAULT_MAX_MESSAGE_CHARS, normalizeMessages } from './messages/normalize.ts';
+export { DEFAULT_MAX_MESSAGE_CHARS, hasDerivedId, normalizeMessages } from './messages/normalize.ts';
 export type { OpenAIContentPart, OpenAIMessage, OpenAIToolCall, ToOpenAIOptions } from './messages/openai.ts';
 export { fromOpenAI, toOpenAI } from './messages/openai.ts';
 export { INTERRUPTED_TOOL_RESULT } from './messages/pair-tool-results.ts';
