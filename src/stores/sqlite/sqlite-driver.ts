@@ -70,7 +70,10 @@ export class SqliteDriver implements SqlDriver {
         db.exec('COMMIT');
         return result;
       } catch (error) {
-        if (db.isTransaction) db.exec('ROLLBACK');
+        // db.isTransaction needs Node 22.16; a failed ROLLBACK here only means none was open.
+        try {
+          db.exec('ROLLBACK');
+        } catch {}
         throw error;
       }
     });
