@@ -10,6 +10,14 @@ export default defineConfig({
         find: /^chatfold\/(ai-sdk|openai)$/,
         replacement: fileURLToPath(new URL('./src/integrations/$1/index.ts', import.meta.url)),
       },
+      {
+        find: /^chatfold\/(sqlite|postgres|jsonl)$/,
+        replacement: fileURLToPath(new URL('./src/stores/$1/index.ts', import.meta.url)),
+      },
+      {
+        find: /^chatfold\/fake-provider$/,
+        replacement: fileURLToPath(new URL('./src/fake-provider/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

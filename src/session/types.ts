@@ -66,10 +66,10 @@ export interface PreparedPrompt {
 
 /** Provider-reported usage of one call (TOK-5). */
 export interface SessionUsage {
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
+  readonly inputTokens?: number | undefined;
+  readonly outputTokens?: number | undefined;
   /** The assistant message the call produced, when it is already appended. */
-  readonly messageId?: string;
+  readonly messageId?: string | undefined;
 }
 
 /** What {@link Session.compact} takes. */
