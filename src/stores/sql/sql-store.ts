@@ -3,6 +3,7 @@ import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import type { JsonValue } from '../../messages/types.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
+import { DEFAULT_SEARCH_LIMIT } from '../shared/query-rows.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -302,7 +303,7 @@ export class SqlStore implements Store {
 
   async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
     checkSessionId(sessionId);
-    const limit = Math.max(0, Math.floor(query.limit ?? 50));
+    const limit = Math.max(0, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT));
     if (limit === 0) return [];
     const d = this.#driver.dialect;
     const rows = await this.#transaction('read', 'search', (sql) =>
