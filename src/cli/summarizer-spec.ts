@@ -1,5 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { importPeer } from '../integrations/count-tokens/import-peer.ts';
+import { importPeer } from '../errors/import-peer.ts';
 import type { Summarizer } from '../summarize/types.ts';
 
 /** Providers `--summarizer provider:model` accepts. */

@@ -1,8 +1,8 @@
+import { importPeer } from '../../errors/import-peer.ts';
 import { toAnthropic } from '../../messages/anthropic.ts';
 import type { ToolDefinition } from '../../messages/types.ts';
 import { counterFor } from '../../tokens/count-tokens.ts';
 import type { TokenCounter } from '../../tokens/types.ts';
-import { importPeer } from './import-peer.ts';
 import { createProviderCounter, type ProviderCounterOptions } from './provider-counter.ts';
 
 /** The part of the official `@anthropic-ai/sdk` client chatfold uses. */

@@ -1,4 +1,4 @@
-import { importPeer } from '../../integrations/count-tokens/import-peer.ts';
+import { importPeer } from '../../errors/import-peer.ts';
 import type { SqlDialect } from '../sql/sql-dialect.ts';
 import type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from '../sql/sql-driver.ts';
 

@@ -1,4 +1,4 @@
-import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { ChatfoldError } from './chatfold-error.ts';
 
 /**
  * Imports an optional peer dependency (a provider SDK) on first use, so chatfold's core never
