@@ -52,6 +52,8 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     const session = await chatfold.session('agent');
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
+    const ends: Extract<SessionEvent, { type: 'compaction-end' }>[] = [];
+    const stop = session.on('compaction-end', (event) => ends.push(event));
     const messages = agentRun(30);
     let compactions = 0;
     // Append turn by turn, preparing before every model call, as an agent loop does.
@@ -66,6 +68,9 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     }
     expect(compactions).toBeGreaterThan(0);
     expect(events.some((e) => e.type === 'snapshot-written')).toBe(true);
+    expect(ends.length).toBe(compactions);
+    expect(ends.every((end) => end.report.compacted && end.durationMs >= 0)).toBe(true);
+    stop();
     expect(events.some((e) => e.type === 'compaction-end')).toBe(true);
     const stored = await store.messages('agent');
     expect(stored.map((row) => row.message.id)).toEqual(messages.map((m) => m.id));

@@ -210,7 +210,21 @@ export class ChatfoldSession implements Session {
     return [...rows].reverse();
   }
 
-  on(listener: (event: SessionEvent) => void): () => void {
+  on(listener: (event: SessionEvent) => void): () => void;
+  on<T extends SessionEvent['type']>(
+    type: T,
+    listener: (event: Extract<SessionEvent, { type: T }>) => void,
+  ): () => void;
+  on(
+    typeOrListener: SessionEvent['type'] | ((event: SessionEvent) => void),
+    typed?: (event: never) => void,
+  ): () => void {
+    const listener: (event: SessionEvent) => void =
+      typeof typeOrListener === 'function'
+        ? typeOrListener
+        : (event) => {
+            if (event.type === typeOrListener) (typed as (event: SessionEvent) => void)(event);
+          };
     this.#listeners.add(listener);
     return () => {
       this.#listeners.delete(listener);

@@ -123,8 +123,15 @@ export interface Session {
   compact(options?: SessionCompactOptions): Promise<CompactionReport>;
   status(): Promise<SessionStatus>;
   history(query?: HistoryQuery): Promise<readonly StoredMessage[]>;
-  /** Subscribes to events; returns the unsubscribe function. */
+  /**
+   * Subscribes to every event, or to one type (`on('compaction-end', fn)`); returns the
+   * unsubscribe function. A listener that throws never fails the session's call.
+   */
   on(listener: (event: SessionEvent) => void): () => void;
+  on<T extends SessionEvent['type']>(
+    type: T,
+    listener: (event: Extract<SessionEvent, { type: T }>) => void,
+  ): () => void;
 }
 
 /** The entry point: shared configuration and a store. */
