@@ -1,65 +1,73 @@
 /**
- * A writer process for test/stores/jsonl-processes.test.ts (ST-5). Node runs it directly:
- * `node test/stores/jsonl-child.ts '<json job>'`. It reports on stdout, one line per event:
- * `ready`, `ack <batch> <size>` after an append resolved, `snap <id>` after a loop snapshot was
- * written, `snapshot <json result>` for a `compact` round, `done`.
+ * A writer process for the cross-process store tests (ST-4, ST-5) of every persistent store.
+ * Node runs it directly: `node test/stores/store-child.ts '<json job>'`. It opens its store,
+ * prints `ready`, waits for a line on stdin (except `compact`), then reports on stdout, one line
+ * per event: `ack <batch> <size>` after an append resolved, `snap <id>` after a loop snapshot
+ * was written, `snapshot <json result>` for a `compact` round, `done`.
  */
 import type { Message } from '../../src/messages/types.ts';
-import { jsonlStore } from '../../src/stores/jsonl/jsonl-store.ts';
+import { openStore, type StoreSpec } from './store-spec.ts';
 
-export type ChildJob =
-  /** After a line on stdin, appends `count` messages one call each, ids `<prefix>-<i>`. */
+export type StoreJob =
+  /**
+   * Appends `count` messages one call each, ids `<prefix>-<i>`. With `pauseMs`, waits 0 to
+   * `pauseMs` ms after each, as between an app's turns: SQLite's busy handler is not fair, and
+   * a writer in a tight loop would keep the lock until it is done.
+   */
   | {
       readonly type: 'append';
-      readonly dir: string;
+      readonly store: StoreSpec;
       readonly sessionId: string;
       readonly prefix: string;
       readonly count: number;
+      readonly pauseMs?: number;
     }
   /**
-   * After a line on stdin, appends batches of 1–4 messages until killed, ids
-   * `<prefix>-<batch>-<i>`. Every fifth batch carries ~200 KB per message, and with `huge`
-   * every batch is 4 × 4 MB, so a kill can land in the middle of a write. Without `huge`,
-   * every third batch is followed by a ~20 KB summary snapshot up to its last row
-   * (compare-and-set; `snap <id>` once written).
+   * Appends batches of 1–4 messages until killed, ids `<prefix>-<batch>-<i>`. Every fifth batch
+   * carries ~200 KB per message, and with `huge` every batch is 4 × 4 MB, so a kill can land in
+   * the middle of a write. Without `huge`, every third batch is followed by a ~20 KB summary
+   * snapshot up to its last row (compare-and-set on the latest it read; `snap <id>` once written).
    */
   | {
       readonly type: 'loop';
-      readonly dir: string;
+      readonly store: StoreSpec;
       readonly sessionId: string;
       readonly prefix: string;
-      readonly fsync: 'always' | 'never';
       readonly huge?: boolean;
     }
-  /** At `startAt + i * spacingMs` writes a first summary into session `<sessionPrefix><i>`, for each i < rounds. */
+  /** At `startAt + i * spacingMs` writes a summary into `<sessionPrefix><i>` expecting `expected[i]` as the latest. */
   | {
       readonly type: 'compact';
-      readonly dir: string;
+      readonly store: StoreSpec;
       readonly sessionPrefix: string;
-      readonly rounds: number;
+      readonly expected: readonly (string | null)[];
       readonly startAt: number;
       readonly spacingMs: number;
       readonly writer: string;
     };
 
-const job = JSON.parse(process.argv[2] ?? '{}') as ChildJob;
+const job = JSON.parse(process.argv[2] ?? '{}') as StoreJob;
 const report = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function message(id: string, text: string): Message {
   return { id, role: 'user', parts: [{ type: 'text', text }], createdAt: new Date().toISOString() };
 }
 
-const store = jsonlStore(job.dir, job.type === 'loop' ? { fsync: job.fsync } : {});
+const store = openStore(job.store, 1);
+// The SQL stores connect and migrate on first use: `ready` means that is done.
+if (job.store.kind !== 'jsonl') await store.listSessions({ limit: 1 });
 report('ready');
-
 if (job.type !== 'compact') await new Promise((resolve) => process.stdin.once('data', resolve));
+
 if (job.type === 'append') {
   for (let i = 0; i < job.count; i++) {
     await store.append(job.sessionId, [
-      { message: message(`${job.prefix}-${i}`, `message ${i} from ${job.prefix}`) },
+      { message: message(`${job.prefix}-${i}`, `message ${i} of ${job.prefix}`) },
     ]);
+    if (job.pauseMs !== undefined) await sleep(Math.random() * job.pauseMs);
   }
 } else if (job.type === 'loop') {
   const huge = 'h'.repeat(4_000_000);
@@ -74,6 +82,7 @@ if (job.type === 'append') {
       job.sessionId,
       Array.from({ length: size }, (_, i) => ({
         message: message(`${job.prefix}-${batch}-${i}`, `${text} ${i}`),
+        tokenEstimate: 12,
       })),
     );
     report(`ack ${batch} ${size}`);
@@ -89,16 +98,16 @@ if (job.type === 'append') {
         content: { summaryText: `${job.prefix} up to ${last.message.id} ${'s'.repeat(20_000)}` },
         messageCutoffId: last.message.id,
         cutoffSeq: last.seq,
-        tokenCount: 5,
+        tokenCount: 5000,
       },
       { expectedLatestId: latest?.id ?? null },
     );
     if (result.written) report(`snap ${result.snapshot.id}`);
   }
 } else {
-  for (let round = 0; round < job.rounds; round++) {
+  for (let round = 0; round < job.expected.length; round++) {
     const wait = job.startAt + round * job.spacingMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
     const result = await store.writeSnapshot(
       `${job.sessionPrefix}${round}`,
       {
@@ -108,7 +117,7 @@ if (job.type === 'append') {
         cutoffSeq: 1,
         tokenCount: 4,
       },
-      { expectedLatestId: null },
+      { expectedLatestId: job.expected[round] ?? null },
     );
     report(`snapshot ${JSON.stringify({ round, ...result })}`);
   }
