@@ -5,7 +5,7 @@ import { fromOpenAI } from '../messages/openai.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
-import type { Store } from '../stores/types.ts';
+import type { Snapshot, Store } from '../stores/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
@@ -234,6 +234,44 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     expect([ra.reason, rb.reason].filter((r) => /another writer/.test(r)).length).toBe(1);
     const [pa, pb] = await Promise.all([a.prepare(), b.prepare()]);
     expect(JSON.stringify(pa.messages)).toBe(JSON.stringify(pb.messages));
+  });
+
+  it('still sends a prompt within budget when it loses the snapshot race twice (ST-5)', async () => {
+    const inner = memoryStore();
+    const rival: Snapshot = {
+      id: 'rival',
+      sessionId: 'lost',
+      kind: 'summary',
+      content: null,
+      messageCutoffId: 'm0',
+      cutoffSeq: 1,
+      tokenCount: 0,
+      createdAt: '',
+    };
+    let attempts = 0;
+    const store: Store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key === 'writeSnapshot') {
+          return async () => {
+            attempts++;
+            return { written: false, latest: rival };
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const session = await createChatfold({ window: WINDOW, store }).session('lost');
+    await session.append(agentRun(30));
+    const prepared = await session.prepare();
+    expect(attempts).toBe(2);
+    expect(prepared.report.compacted).toBe(true);
+    // What is sent is the compacted projection the report describes, not the stored history.
+    expect(prepared.messages.length).toBe(prepared.report.messagesAfter);
+    expect(prepared.messages.length).toBeLessThan(prepared.report.messagesBefore);
+    expect(prepared.report.tokensAfter).toBeLessThanOrEqual(prepared.report.budget.messages);
+    expect(validate(prepared.messages, { allowPendingToolCalls: true })).toEqual([]);
+    expect(await inner.snapshots('lost')).toEqual([]);
   });
 
   it('learns the limit from an overflow error, compacts under it and remembers it (RT-3)', async () => {

@@ -49,7 +49,10 @@ export interface SessionConfig {
 
 interface CompactOutcome {
   readonly report: CompactionReport;
+  /** Another writer's snapshot won the compare-and-set; nothing was applied. */
   readonly conflict: boolean;
+  /** The compacted projection (applied unless `conflict`). */
+  readonly messages: readonly Message[];
 }
 
 /**
@@ -377,8 +380,13 @@ export class ChatfoldSession implements Session {
         ...(tools === undefined ? {} : { tools }),
       });
       if (outcome.conflict) {
-        await this.#load();
-        if (retryOnConflict) return this.#prepare(options, false);
+        if (retryOnConflict) {
+          await this.#load();
+          return this.#prepare(options, false);
+        }
+        // Lost the race twice in a row: send this compaction without persisting it (the prompt
+        // must still fit); the next call loads the winners' snapshot.
+        this.#projection = [...outcome.messages];
       }
       report = outcome.report;
     }
@@ -449,7 +457,7 @@ export class ChatfoldSession implements Session {
           after: report.tokensAfter,
         });
       }
-      return { report, conflict: false };
+      return { report, conflict: false, messages: result.messages };
     }
 
     const kept = new Set(result.messages.map((message) => message.id));
@@ -506,7 +514,7 @@ export class ChatfoldSession implements Session {
           type: 'snapshot-conflict',
           reason: `the latest snapshot is ${written.latest?.id ?? 'none'}, expected ${this.#snapshot?.id ?? 'none'}`,
         });
-        return { report, conflict: true };
+        return { report, conflict: true, messages: result.messages };
       }
       this.#snapshot = written.snapshot;
       this.#emit({ type: 'snapshot-written', snapshotId: written.snapshot.id, cutoffSeq });
@@ -522,7 +530,7 @@ export class ChatfoldSession implements Session {
       after: report.tokensAfter,
     });
     this.#sinceCompaction = 0;
-    return { report, conflict: false };
+    return { report, conflict: false, messages: result.messages };
   }
 
   /** Tracks LLM summarizer failures for the back-off (RT-4). */
