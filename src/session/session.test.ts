@@ -355,3 +355,29 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     ).rejects.toMatchObject({ code: 'E_UNKNOWN_ROLE' });
   });
 });
+
+describe('session compactions that transform messages without removing them', () => {
+  it('resumes a manual compaction that only clipped a tool result with the same prompt (ST-6, RT-5)', async () => {
+    const store = memoryStore();
+    const messages = buildConversation()
+      .system('You are a careful coding agent.')
+      .user('Goal: fix the parser bug')
+      .toolRound([
+        { name: 'Read', args: { file_path: '/repo/big.ts' }, result: 'const big = 1;\n'.repeat(1_000) },
+      ])
+      .assistant('Read big.ts; the bug is on line 3.')
+      .user('Fix it.')
+      .build();
+    const session = await createChatfold({ window: WINDOW, store }).session('clip-only');
+    await session.append(messages);
+    const report = await session.compact();
+    expect(report.compacted).toBe(true);
+    expect(report.messagesAfter).toBe(messages.length); // nothing removed, one message clipped
+    const before = await session.prepare();
+    expect(before.tokens).toBeLessThan(report.tokensBefore);
+
+    const resumed = await createChatfold({ window: WINDOW, store }).session('clip-only');
+    const after = await resumed.prepare();
+    expect(JSON.stringify(after.messages)).toBe(JSON.stringify(before.messages));
+  });
+});

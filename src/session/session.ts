@@ -460,23 +460,45 @@ export class ChatfoldSession implements Session {
       return { report, conflict: false, messages: result.messages };
     }
 
-    const kept = new Set(result.messages.map((message) => message.id));
+    const after = new Map(result.messages.map((message) => [message.id, message]));
     const previousCutoff = this.#snapshot?.cutoffSeq ?? 0;
     let cutoffSeq = previousCutoff;
     let cutoffId = this.#snapshot?.messageCutoffId;
     let first: { seq: number; id: string } | undefined;
     let removed = 0;
-    for (const message of before) {
-      if (kept.has(message.id)) continue;
-      const seq = this.#seqById.get(message.id);
-      if (seq === undefined) continue;
-      removed++;
-      if (first === undefined || seq < first.seq) first = { seq, id: message.id };
+    let firstChanged: { seq: number; id: string } | undefined;
+    const cover = (seq: number, id: string): void => {
+      if (firstChanged === undefined || seq < firstChanged.seq) firstChanged = { seq, id };
       if (seq > cutoffSeq) {
         cutoffSeq = seq;
-        cutoffId = message.id;
+        cutoffId = id;
+      }
+    };
+    // Resuming reads the stored originals after the cutoff, so the snapshot must stand for
+    // every stored message the compaction removed or changed (a stub, mask or clip keeps the
+    // id) and for every one placed before a message chatfold inserted.
+    for (const message of before) {
+      const seq = this.#seqById.get(message.id);
+      if (seq === undefined) continue;
+      const now = after.get(message.id);
+      if (now === message) continue;
+      if (now === undefined) {
+        removed++;
+        if (first === undefined || seq < first.seq) first = { seq, id: message.id };
+      }
+      cover(seq, message.id);
+    }
+    let newest: { seq: number; id: string } | undefined;
+    for (const message of result.messages) {
+      const seq = this.#seqById.get(message.id);
+      if (seq === undefined) {
+        if (newest !== undefined) cover(newest.seq, newest.id);
+      } else if (newest === undefined || seq > newest.seq) {
+        newest = { seq, id: message.id };
       }
     }
+    // A compaction that only stubbed, masked or clipped: its range starts at the first it changed.
+    first ??= firstChanged;
     if (cutoffSeq > previousCutoff && cutoffId !== undefined && first !== undefined) {
       const boundary = result.messages.findIndex(
         (message) => (this.#seqById.get(message.id) ?? 0) > cutoffSeq,
