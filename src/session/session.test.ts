@@ -381,3 +381,35 @@ describe('session compactions that transform messages without removing them', ()
     expect(JSON.stringify(after.messages)).toBe(JSON.stringify(before.messages));
   });
 });
+
+describe('overflow retries that lose the snapshot race', () => {
+  it('shrinks the window once per reported overflow, also when the compaction is redone (RT-3)', async () => {
+    const inner = memoryStore();
+    let rivals = 0;
+    // Another instance writes its snapshot just before this session's first write.
+    const store: Store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key === 'writeSnapshot') {
+          return async (...args: Parameters<Store['writeSnapshot']>) => {
+            if (rivals++ > 0) return target.writeSnapshot(...args);
+            const rival = await target.writeSnapshot(
+              args[0],
+              { kind: 'summary', content: null, messageCutoffId: 'm0', cutoffSeq: 1, tokenCount: 0 },
+              { expectedLatestId: null },
+            );
+            return { written: false, latest: rival.written ? rival.snapshot : undefined };
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const session = await createChatfold({ window: 30_000, store }).session('shrink');
+    await session.append(agentRun(30));
+    // An overflow error without numbers: the window is assumed 15 % smaller, once.
+    const retry = await session.prepare({ overflow: {} });
+    expect(rivals).toBe(2);
+    expect(retry.report.budget.window).toBe(25_500);
+    expect((await inner.getSetting('chatfold.learned-window:window-30000')) ?? 25_500).toBe(25_500);
+  });
+});

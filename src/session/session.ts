@@ -333,11 +333,17 @@ export class ChatfoldSession implements Session {
     return readSnapshotContent(this.#snapshot.content)?.messagesIncluded ?? 0;
   }
 
-  async #prepare(options: PrepareOptions, retryOnConflict: boolean): Promise<PreparedPrompt> {
+  async #prepare(
+    options: PrepareOptions,
+    retryOnConflict: boolean,
+    learned?: number,
+  ): Promise<PreparedPrompt> {
     const config = this.#config.options;
     const provider = options.provider ?? config.provider;
     const tools = options.tools ?? config.tools;
-    const window = this.#window(options.overflow);
+    // A redone compaction uses the window already learned from this overflow (shrinking twice
+    // would persist a limit smaller than the provider's).
+    const window = learned ?? this.#window(options.overflow);
     const budget = this.#budget(window, tools);
     const tokens = this.#counter.count(this.#projection).total;
     const decision = evaluateTriggers(
@@ -382,7 +388,7 @@ export class ChatfoldSession implements Session {
       if (outcome.conflict) {
         if (retryOnConflict) {
           await this.#load();
-          return this.#prepare(options, false);
+          return this.#prepare(options, false, window);
         }
         // Lost the race twice in a row: send this compaction without persisting it (the prompt
         // must still fit); the next call loads the winners' snapshot.
