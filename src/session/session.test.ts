@@ -6,6 +6,8 @@ import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import type { Snapshot, Store } from '../stores/types.ts';
+import { summarize } from '../strategies/summarize.ts';
+import type { Strategy } from '../strategies/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
@@ -411,5 +413,51 @@ describe('overflow retries that lose the snapshot race', () => {
     expect(rivals).toBe(2);
     expect(retry.report.budget.window).toBe(25_500);
     expect((await inner.getSetting('chatfold.learned-window:window-30000')) ?? 25_500).toBe(25_500);
+  });
+});
+
+describe('summarizer back-off (RT-4)', () => {
+  it('does not count an earlier fallback summary again when a compaction summarizes nothing', async () => {
+    let calls = 0;
+    let now = Date.UTC(2026, 10, 1);
+    const summarizer = async (): Promise<never> => {
+      calls++;
+      throw new Error('503 Service Unavailable');
+    };
+    // The second compaction gets under the target without a new summary.
+    let summarizing = true;
+    const inner = summarize({ summarizer });
+    const gated: Strategy = {
+      name: 'summarize',
+      apply: (messages, context) =>
+        summarizing
+          ? inner.apply(messages, context)
+          : { messages, effect: { dropped: 0, stubbed: 0, summarized: 0, clipped: 0, notes: [] } },
+    };
+    const chatfold = createChatfold({
+      window: WINDOW,
+      now: () => new Date(now),
+      strategy: ['clip', 'supersede', 'mask', gated, 'truncate'],
+      summarizer,
+    });
+    const session = await chatfold.session('no-new-summary');
+    const fallbacks: SessionEvent[] = [];
+    session.on('summarizer-fallback', (event) => fallbacks.push(event));
+    await session.append(agentRun(30));
+    await session.compact();
+    expect(fallbacks).toHaveLength(1);
+    const callsAfterFirst = calls;
+    now += 31_000; // the back-off is over: the summarizer is configured again
+    summarizing = false;
+    await session.append(
+      agentRun(10)
+        .slice(2)
+        .map((message) => ({ ...message, id: `next_${message.id}` })),
+    );
+    const report = await session.compact();
+    expect(report.compacted).toBe(true);
+    expect(calls).toBe(callsAfterFirst); // the summarizer was not called, so it did not fail
+    expect(report.summary).toBeDefined(); // the first compaction's summary is still sent
+    expect(fallbacks).toHaveLength(1);
   });
 });

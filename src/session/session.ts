@@ -454,7 +454,7 @@ export class ChatfoldSession implements Session {
       throw error;
     }
     const { report } = result;
-    this.#noteSummarizer(result.messages, summarizer !== undefined);
+    this.#noteSummarizer(before, result.messages, summarizer !== undefined);
     if (!report.compacted) {
       if (!report.cancelled && run.mode === 'auto') {
         this.#guard = recordCompaction(this.#guard, {
@@ -562,9 +562,14 @@ export class ChatfoldSession implements Session {
   }
 
   /** Tracks LLM summarizer failures for the back-off (RT-4). */
-  #noteSummarizer(messages: readonly Message[], llmConfigured: boolean): void {
+  #noteSummarizer(before: readonly Message[], messages: readonly Message[], llmConfigured: boolean): void {
     if (!llmConfigured) return;
-    const record = messages.map(chatfoldMetadata).find((meta) => meta?.transform === 'summary');
+    // Only a summary this compaction wrote says how the summarizer did; an earlier one stays.
+    const previous = new Set(before);
+    const record = messages
+      .filter((message) => !previous.has(message))
+      .map(chatfoldMetadata)
+      .find((meta) => meta?.transform === 'summary');
     if (record === undefined) return;
     if (record.source === 'llm') {
       this.#summarizerFailures = 0;
