@@ -175,7 +175,7 @@ function sessionFitting(
   });
   return {
     async prepare(request) {
-      await tracker.append(await tracker.unseen(request.messages));
+      await tracker.appendUnseen(request.messages);
       return (await session.prepare(prepareOptions(request))).messages;
     },
     async refit(request, overflow) {

@@ -38,6 +38,11 @@ export interface HistoryTracker {
   append(messages: readonly Message[]): Promise<readonly Message[]>;
   /** Appends `reply` as the message that follows `prompt`, unless the session holds it already. */
   appendReply(prompt: readonly Message[], reply: Message): Promise<Message | undefined>;
+  /**
+   * `append(await unseen(prompt))` in one step: concurrent calls with the same history store
+   * each message once.
+   */
+  appendUnseen(prompt: readonly Message[]): Promise<readonly Message[]>;
 }
 
 /**
@@ -54,6 +59,19 @@ export function createHistoryTracker(session: Session): HistoryTracker {
     }
     return held;
   };
+  // Look-up and append are one step per call, one call at a time: two calls that both found a
+  // message unseen would both store it.
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const unseen = async (prompt: readonly Message[]): Promise<Message[]> => {
+    await load();
+    const promptKeys = contentKeys(prompt);
+    return prompt.filter((_message, i) => !keys.has(promptKeys[i] ?? ''));
+  };
   const append = async (messages: readonly Message[]): Promise<readonly Message[]> => {
     if (messages.length === 0) return [];
     const history = await load();
@@ -64,17 +82,15 @@ export function createHistoryTracker(session: Session): HistoryTracker {
     return stored;
   };
   return {
-    async unseen(prompt) {
-      await load();
-      const promptKeys = contentKeys(prompt);
-      return prompt.filter((_message, i) => !keys.has(promptKeys[i] ?? ''));
-    },
-    append,
-    async appendReply(prompt, reply) {
-      await load();
-      const key = contentKeys([...prompt, reply]).at(-1) ?? '';
-      if (keys.has(key)) return undefined;
-      return (await append([reply]))[0];
-    },
+    unseen: (prompt) => exclusive(() => unseen(prompt)),
+    append: (messages) => exclusive(() => append(messages)),
+    appendUnseen: (prompt) => exclusive(async () => append(await unseen(prompt))),
+    appendReply: (prompt, reply) =>
+      exclusive(async () => {
+        await load();
+        const key = contentKeys([...prompt, reply]).at(-1) ?? '';
+        if (keys.has(key)) return undefined;
+        return (await append([reply]))[0];
+      }),
   };
 }
