@@ -19,3 +19,26 @@ describe('createPromptFitter with a session', () => {
     expect(b.length).toBe(history.length);
   });
 });
+
+describe('createPromptFitter without a session', () => {
+  it('keeps the window learned from an overflow for the model that reported it (RT-3)', async () => {
+    // One OpenAI client (one fitter) calls several models.
+    const fitter = createPromptFitter({});
+    const long = fromOpenAI([
+      { role: 'system', content: 'Be brief.' },
+      ...Array.from({ length: 40 }, (_, i) => ({
+        role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: `Turn ${i}: ${'a fairly long sentence about rivers and their sources. '.repeat(40)}`,
+      })),
+    ]);
+    const small = await fitter.refit(
+      { messages: long, model: 'gpt-4o-mini' },
+      { provider: 'openai', limit: 8_000, message: 'context_length_exceeded' },
+    );
+    expect(small.length).toBeLessThan(long.length);
+    const other = await fitter.fit({ messages: long, model: 'claude-sonnet-4-5' });
+    expect(other).toEqual(long); // 200k window: nothing to compact
+    const same = await fitter.fit({ messages: long, model: 'gpt-4o-mini' });
+    expect(same.length).toBeLessThan(long.length); // still compacted for the model that overflowed
+  });
+});

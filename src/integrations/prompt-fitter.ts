@@ -128,13 +128,15 @@ function statelessFitting(
   emit: (event: IntegrationEvent) => void,
 ): Fitting {
   const { provider: _provider, onEvent: _onEvent, session: _session, ...compactOptions } = options;
-  // Like a session's, learned from overflow errors and used for every later call (RT-3).
-  let learnedWindow: number | undefined;
+  // Like a session's, learned from overflow errors and used for every later call (RT-3) to the
+  // same model: one client or middleware may call models with different windows.
+  const learnedWindows = new Map<string | undefined, number>();
+  const modelOf = (request: FitRequest) => compactOptions.model ?? request.model;
   const optionsFor = (request: FitRequest): CompactOptions => {
-    const model = compactOptions.model ?? request.model;
+    const model = modelOf(request);
     const window = Math.min(
       compactOptions.window ?? Number.POSITIVE_INFINITY,
-      learnedWindow ?? Number.POSITIVE_INFINITY,
+      learnedWindows.get(model) ?? Number.POSITIVE_INFINITY,
     );
     return {
       ...compactOptions,
@@ -153,7 +155,8 @@ function statelessFitting(
       const current = optionsFor(request);
       const window = current.window ?? resolveCompactionModel(current).window;
       const next = windowAfterOverflow(window, overflow);
-      learnedWindow = Math.min(learnedWindow ?? Number.POSITIVE_INFINITY, next);
+      const model = modelOf(request);
+      learnedWindows.set(model, Math.min(learnedWindows.get(model) ?? Number.POSITIVE_INFINITY, next));
       return (await compact(request.messages, { ...current, mode: 'overflow', window: next })).messages;
     },
     async record() {
