@@ -68,11 +68,17 @@ export function createChatfold(options: ChatfoldOptions): Chatfold {
       const sessionId = checkSessionId(id);
       let session = sessions.get(sessionId);
       if (session === undefined) {
-        learnedLoaded ??= store.getSetting(limitKey).then((value) => {
-          if (typeof value === 'number' && value > 0 && learnedWindow.value === undefined) {
-            learnedWindow.value = value;
-          }
-        });
+        learnedLoaded ??= store.getSetting(limitKey).then(
+          (value) => {
+            if (typeof value === 'number' && value > 0 && learnedWindow.value === undefined) {
+              learnedWindow.value = value;
+            }
+          },
+          (error: unknown) => {
+            learnedLoaded = undefined; // read again by the next session() instead of failing forever
+            throw error;
+          },
+        );
         session = (async () => {
           await learnedLoaded;
           await store.ensureSession(sessionId);

@@ -461,3 +461,26 @@ describe('summarizer back-off (RT-4)', () => {
     expect(fallbacks).toHaveLength(1);
   });
 });
+
+describe('createChatfold after a failed store read', () => {
+  it('opens the session on the next call when reading the learned limit failed once', async () => {
+    const inner = memoryStore();
+    let failures = 1;
+    const store: Store = new Proxy(inner, {
+      get(target, key, receiver) {
+        if (key === 'getSetting') {
+          return async (...args: Parameters<Store['getSetting']>) => {
+            if (failures-- > 0) throw new Error('connection reset');
+            return target.getSetting(...args);
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const chatfold = createChatfold({ window: WINDOW, store });
+    await expect(chatfold.session('flaky')).rejects.toThrow(/connection reset/);
+    const session = await chatfold.session('flaky');
+    expect(session.id).toBe('flaky');
+  });
+});
