@@ -48,7 +48,9 @@ function isMidWrite(path: string, base: number): boolean {
 
 describe('jsonlStore across processes (ST-5)', () => {
   it('two processes appending 200 messages each to one session store 400 rows, seq 1..400', async () => {
-    await runAppendRace(spec(), { minSwitches: 1 });
+    // Random pauses between appends (as between turns) so the two writers really interleave
+    // even when one process starts a little earlier on a loaded machine.
+    await runAppendRace(spec(), { pauseMs: 2, minSwitches: 1 });
   });
 
   it('two concurrent compactions with the same expected snapshot: exactly one is written', async () => {
