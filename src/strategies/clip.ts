@@ -1,6 +1,6 @@
 import type { Message, Part } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
-import { formatCount, transformMessage } from './chatfold-metadata.ts';
+import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
 import { stageEffect } from './stage-effect.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
@@ -97,6 +97,9 @@ export function clip({ maxShare = DEFAULT_CLIP_SHARE }: ClipOptions = {}): Strat
       let clipped = 0;
       const out = messages.map((message) => {
         if (context.protectedIds.has(message.id)) return message;
+        // An earlier summary is merged and shrunk by `summarize` (SUM-2, SUM-6); clipping it
+        // here would cut its ledger and lose the marker later compactions find it by.
+        if (chatfoldMetadata(message)?.transform === 'summary') return message;
         const next = clipMessage(message, limit, context.counter);
         if (next !== message) clipped++;
         return next;

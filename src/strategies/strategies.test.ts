@@ -81,6 +81,19 @@ describe('clip (STR-6)', () => {
     expect(chatfoldMetadata(clipped)?.transform).toBe('clipped');
     expect(clipped.id).toBe(messages[1]?.id);
   });
+
+  it('leaves an earlier summary to summarize: its marker and ledger survive', () => {
+    const messages = buildConversation().user('goal').user('s'.repeat(40_000)).user('latest').build();
+    const summary: Message = {
+      ...(messages[1] as Message),
+      metadata: { chatfold: { transform: 'summary', summarized: 12, source: 'extractive' } },
+    };
+    const withSummary = [messages[0] as Message, summary, messages[2] as Message];
+    const result = clip({ maxShare: 0.05 }).apply(withSummary, contextFor(withSummary, 1000, 4000, 1));
+    if (result instanceof Promise) throw new Error('sync expected');
+    expect(result.effect.clipped).toBe(0);
+    expect(result.messages[1]).toBe(summary);
+  });
 });
 
 describe('mask (STR-2)', () => {
