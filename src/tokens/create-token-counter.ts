@@ -139,6 +139,17 @@ export function createTokenCounter({
   const scale = (tokens: number): number =>
     format.contentMultiplier === 1 ? tokens : Math.ceil(tokens * format.contentMultiplier);
 
+  /** The cached count for `key`, computed once; the oldest entry goes when the cache is full. */
+  const remember = (key: string, compute: () => number): number => {
+    let tokens = byHash.get(key);
+    if (tokens === undefined) {
+      tokens = compute();
+      if (byHash.size >= cacheSize) byHash.delete(byHash.keys().next().value as string);
+      byHash.set(key, tokens);
+    }
+    return tokens;
+  };
+
   const encodeMessage = (message: Message): number => {
     let tokens = format.perMessage + encode(message.role);
     if (message.name !== undefined) tokens += format.perName + encode(message.name);
@@ -173,18 +184,19 @@ export function createTokenCounter({
     const key = contentHash(
       `${message.role}\u0000${message.name ?? ''}\u0000${JSON.stringify(message.parts)}`,
     );
-    let tokens = byHash.get(key);
-    if (tokens === undefined) {
-      tokens = encodeMessage(message);
-      if (byHash.size >= cacheSize) byHash.delete(byHash.keys().next().value as string);
-      byHash.set(key, tokens);
-    }
+    const tokens = remember(key, () => encodeMessage(message));
     byObject.set(message, tokens);
     return tokens;
   };
 
+  // Tool definitions are sent with every call: their count is cached by content (TOK-6), so a
+  // session's prepare() or the SDK middleware does not re-tokenize the same schemas each turn.
   const countTools = (tools: readonly ToolDefinition[]): number => {
     if (tools.length === 0) return 0;
+    return remember(`tools\u0000${contentHash(JSON.stringify(tools))}`, () => encodeTools(tools));
+  };
+
+  const encodeTools = (tools: readonly ToolDefinition[]): number => {
     const t = format.tools;
     if (t.cookbook !== undefined) return countCookbookTools(tools, t.cookbook, encode);
     let total = t.toolsExist;
@@ -201,14 +213,7 @@ export function createTokenCounter({
     accuracy,
     countText: (text) => {
       if (text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
-      const key = `t\u0000${contentHash(text)}\u0000${text.length}`;
-      let tokens = byHash.get(key);
-      if (tokens === undefined) {
-        tokens = scale(encode(text));
-        if (byHash.size >= cacheSize) byHash.delete(byHash.keys().next().value as string);
-        byHash.set(key, tokens);
-      }
-      return tokens;
+      return remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
     },
     countMessage,
     count(messages, options = {}): TokenCount {

@@ -91,6 +91,27 @@ describe('cache (TOK-6)', () => {
     expect(encoded).toEqual([]);
   });
 
+  it('encodes the same tool definitions once, also when the array is rebuilt per call', () => {
+    const encoded: string[] = [];
+    const counter = createTokenCounter({
+      tokenizer: 'spy',
+      encode: (value) => {
+        encoded.push(value);
+        return value.length;
+      },
+    });
+    const tools = () => [
+      { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: {} } },
+    ];
+    const first = counter.count([], { tools: tools() }).tools;
+    expect(encoded.length).toBeGreaterThan(0);
+    encoded.length = 0;
+    expect(counter.count([], { tools: tools() }).tools).toBe(first);
+    expect(encoded).toEqual([]);
+    const changed = [{ ...tools()[0], description: 'Read a whole file' }] as ReturnType<typeof tools>;
+    expect(counter.count([], { tools: changed }).tools).toBeGreaterThan(first);
+  });
+
   it('counts per message plus prompt overhead (property)', () => {
     const counter = createTokenCounter({ tokenizer: 'openai:o200k_base' });
     fc.assert(
