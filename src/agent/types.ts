@@ -1,0 +1,312 @@
+/**
+ * The agent runtime's public types (AG-3): what `createAgent` takes and the events `run()`
+ * streams. The terminal agent (`chatfold chat`) and the web app render these events and
+ * nothing else, so this union is a stable contract: fields are only ever added.
+ */
+import type { FlexibleSchema, LanguageModel } from 'ai';
+import type { CompactionHooks, CompactionReport, CompactionTrigger } from '../compaction/types.ts';
+import type { Message, MessageInput } from '../messages/types.ts';
+import type { Session } from '../session/types.ts';
+import type { Store } from '../stores/types.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/**
+ * A model call started (one "step" of the tool loop). Before it the session prepared the
+ * prompt, which may have compacted (`compaction-*` events come first).
+ */
+export interface StepStartEvent {
+  readonly type: 'step-start';
+  /** 0 for the first model call of the run, then 1, 2, … */
+  readonly step: number;
+  /** Messages in the prompt the session prepared (summary + retained + new). */
+  readonly promptMessages: number;
+  /** Tokens of that prompt as chatfold counts them (tools included). */
+  readonly promptTokens: number;
+}
+
+/** A piece of the assistant's answer, as the model streams it. */
+export interface TextDeltaEvent {
+  readonly type: 'text-delta';
+  readonly step: number;
+  readonly text: string;
+}
+
+/** A piece of the model's reasoning ("thinking"), when the provider streams it. */
+export interface ReasoningDeltaEvent {
+  readonly type: 'reasoning-delta';
+  readonly step: number;
+  readonly text: string;
+}
+
+/** The model called a tool; its result follows as a `tool-result` event. */
+export interface ToolCallEvent {
+  readonly type: 'tool-call';
+  readonly step: number;
+  readonly callId: string;
+  readonly toolName: string;
+  /** The parsed arguments (as the model sent them). */
+  readonly input: unknown;
+  /** The path argument of a workspace tool, for compact display (`read_file src/a.ts`). */
+  readonly path?: string;
+}
+
+/** A tool finished (or was refused, or failed): what the model will see. */
+export interface ToolResultEvent {
+  readonly type: 'tool-result';
+  readonly step: number;
+  readonly callId: string;
+  readonly toolName: string;
+  /** The text the model receives (bounded; a note says what was cut). */
+  readonly output: string;
+  /** True when the tool refused or failed; the model sees the error text and may recover. */
+  readonly isError: boolean;
+  /** True when the output was cut to its size cap. */
+  readonly truncated: boolean;
+  readonly durationMs: number;
+}
+
+/** A message was appended to the session (user input, assistant turn, tool results). */
+export interface MessageEvent {
+  readonly type: 'message';
+  readonly message: Message;
+}
+
+/** Provider-reported usage of one model call (recorded in the session, TOK-5). */
+export interface UsageEvent {
+  readonly type: 'usage';
+  readonly step: number;
+  /** `undefined` when the provider did not report it (never 0 for unknown). */
+  readonly inputTokens: number | undefined;
+  readonly outputTokens: number | undefined;
+}
+
+/** A compaction began (HK-3): a trigger fired, `/summarize` asked, or the prompt overflowed. */
+export interface CompactionStartEvent {
+  readonly type: 'compaction-start';
+  readonly trigger: CompactionTrigger;
+  /** Tokens of the projection before compacting. */
+  readonly tokens: number;
+  /** Tokens it compacts down to. */
+  readonly target: number;
+  /** Messages in the projection before compacting. */
+  readonly messages: number;
+}
+
+/** The summarizer streamed more summary text (a delta; concatenate for the summary so far). */
+export interface CompactionProgressEvent {
+  readonly type: 'compaction-progress';
+  readonly text: string;
+}
+
+/** A compaction finished (HK-3). `report.compacted` is false when it was cancelled or had nothing to do. */
+export interface CompactionEndEvent {
+  readonly type: 'compaction-end';
+  readonly trigger: CompactionTrigger;
+  readonly report: CompactionReport;
+  readonly durationMs: number;
+}
+
+/**
+ * A runtime fault took a fallback and the run went on (RT-4), e.g. the summarizer failed and
+ * the extractive summary was used. Always shown to the user; never silent.
+ */
+export interface CompactionFallbackEvent {
+  readonly type: 'compaction-fallback';
+  /** What failed and what was used instead. */
+  readonly reason: string;
+}
+
+/** A compaction failed; the history is untouched. A run continues when it can. */
+export interface CompactionErrorEvent {
+  readonly type: 'compaction-error';
+  readonly message: string;
+  readonly durationMs: number;
+}
+
+/**
+ * The run failed (provider error, missing key, unreachable server). Followed by `done` with
+ * reason `'error'`; every message appended before the failure stays in the session.
+ */
+export interface ErrorEvent {
+  readonly type: 'error';
+  /** A stable `ChatfoldError` code when there is one (`E_PROVIDER`, `E_CONTEXT_OVERFLOW`, …). */
+  readonly code: string | undefined;
+  /** One line saying what failed and what to do. */
+  readonly message: string;
+  readonly error: unknown;
+}
+
+/** Why a run ended. */
+export type DoneReason =
+  /** The model answered without calling a tool. */
+  | 'stop'
+  /** `signal` aborted the run (Ctrl-C, a closed browser tab). */
+  | 'aborted'
+  /** The step limit was reached while the model still called tools. */
+  | 'step-limit'
+  /** An `error` event came before. */
+  | 'error';
+
+/** The last event of every run and every `summarize()`; nothing follows it. */
+export interface DoneEvent {
+  readonly type: 'done';
+  readonly reason: DoneReason;
+  /** Model calls made. */
+  readonly steps: number;
+  /** Text of the final assistant answer (empty when the run ended without one). */
+  readonly text: string;
+  /** Summed provider usage over the run's model calls. */
+  readonly usage: { readonly inputTokens: number | undefined; readonly outputTokens: number | undefined };
+}
+
+/**
+ * Everything `agent.run()` and `agent.summarize()` stream, discriminated on `type` (AG-3).
+ * Order within a step: `compaction-*` (if the prompt compacts) → `step-start` →
+ * `text-delta` / `reasoning-delta` / `tool-call` → `message` (assistant) → `usage` →
+ * `tool-result` + `message` (tool) per call. `done` is always last.
+ */
+export type AgentEvent =
+  | StepStartEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | MessageEvent
+  | UsageEvent
+  | CompactionStartEvent
+  | CompactionProgressEvent
+  | CompactionEndEvent
+  | CompactionFallbackEvent
+  | CompactionErrorEvent
+  | ErrorEvent
+  | DoneEvent;
+
+/** The `type` of every agent event. */
+export type AgentEventType = AgentEvent['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+/** Providers the runtime can build a model for (keys from the usual environment variables). */
+export type AgentProvider = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+
+/** A model by name, as agent files declare it (AG-1). */
+export interface AgentModelSpec {
+  readonly provider: AgentProvider;
+  /** The provider's model id, e.g. `gpt-4o`, `claude-sonnet-4-5`, `qwen2.5:32b`. */
+  readonly name: string;
+  /** Base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) or a proxy. */
+  readonly baseURL?: string;
+  /** API key; default: the provider's environment variable. */
+  readonly apiKey?: string;
+  /** Context window; overrides the registry (MOD-2). */
+  readonly maxInputTokens?: number;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+}
+
+/** A tool the agent may call (AG-2). Workspace tools are built with `workspaceTools()`. */
+export interface AgentTool<INPUT = unknown> {
+  readonly description: string;
+  /** Zod schema, or any schema the AI SDK accepts (`jsonSchema(...)`). */
+  readonly inputSchema: FlexibleSchema<INPUT>;
+  /**
+   * Runs the tool. Return the text the model sees; throw (or return `{ isError: true }`) to
+   * report a failure the model can recover from. The run's signal aborts it.
+   */
+  execute(
+    input: INPUT,
+    options: { readonly signal: AbortSignal; readonly callId: string },
+  ): Promise<AgentToolOutput | string> | AgentToolOutput | string;
+  /** The path argument to show in compact tool lines, when the tool has one. */
+  pathOf?(input: INPUT): string | undefined;
+}
+
+/** What a tool returns. */
+export interface AgentToolOutput {
+  readonly output: string;
+  readonly isError?: boolean;
+  readonly truncated?: boolean;
+}
+
+/**
+ * Context settings of an agent (AG-1, seed 004 names in camelCase). Each maps onto chatfold's
+ * options: triggers `{ messages: N }`, `{ tokens: K }`, `{ fraction }`; retention; target.
+ */
+export interface AgentContextOptions {
+  /** Compact automatically when a trigger fires. Default true. */
+  readonly autoSummarize?: boolean;
+  /** N: compact after this many messages since the last summary (seed 004 default 30). */
+  readonly maxMessagesBeforeSummary?: number;
+  /** K: compact when the prompt reaches this many tokens (seed 004 default 128,000). */
+  readonly maxTokensBeforeSummary?: number;
+  /** Newest messages always kept verbatim (seed 004 default 6). */
+  readonly minRecentMessages?: number;
+  /** Tokens reserved for the answer (seed 004 default 4,096). */
+  readonly responseReserve?: number;
+  /** Fraction of the budget that triggers a compaction (default 0.8). */
+  readonly threshold?: number;
+  /** Fraction of the budget to compact down to (default 0.5). */
+  readonly target?: number;
+  /** Newest tokens always kept verbatim (default 1,000). */
+  readonly retentionTokens?: number;
+}
+
+/** Options of `createAgent`. */
+export interface AgentOptions {
+  /** An AI SDK model, or a spec the runtime builds one from (`{ provider: 'openai', name: 'gpt-4o' }`). */
+  readonly model: LanguageModel | AgentModelSpec;
+  /** Agent name (shown by front ends, stored with sessions). Default `'agent'`. */
+  readonly name?: string;
+  /** System instructions. */
+  readonly instructions?: string;
+  readonly tools?: Readonly<Record<string, AgentTool<never>>>;
+  /** History strategy or pipeline name (seed 000 `history: summarize | truncate`). Default `'hybrid'`. */
+  readonly history?: string;
+  readonly context?: AgentContextOptions;
+  /** A cheaper model for summaries (SUM-5). Default: the agent's model. */
+  readonly summarizer?: LanguageModel | AgentModelSpec;
+  /** beforeCompact (cancel, custom instructions, custom summary) and afterCompact (HK-1, HK-2). */
+  readonly hooks?: CompactionHooks;
+  /** Where the session lives. Default: in memory. */
+  readonly store?: Store;
+  /** Session id to open or resume (ST-6). Default: a new random id. */
+  readonly session?: string;
+  /** Model calls per run before it stops with `step-limit`. Default 25. */
+  readonly maxSteps?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** Aborts the model call, any tool and any in-flight summary; messages already produced stay. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of `agent.summarize()` (`/summarize`, a "Summarize" button). */
+export interface SummarizeOptions {
+  /** Extra instructions for the summarizer ("focus on the API decisions"). */
+  readonly instructions?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** An agent bound to one chatfold session (AG-3). */
+export interface Agent {
+  readonly name: string;
+  /** `provider:model`, for display. */
+  readonly modelLabel: string;
+  /** The chatfold session behind the agent: status, history, compactions. */
+  readonly session: Session;
+  /**
+   * Appends the input and runs the tool loop until the model answers without a tool call,
+   * the step limit, an error or the signal. Streams events; `done` is last. Never throws for
+   * runtime faults (they become `error` events); the iterable may be consumed once.
+   */
+  run(
+    input: string | MessageInput | readonly MessageInput[],
+    options?: RunOptions,
+  ): AsyncIterable<AgentEvent>;
+  /** Compacts now (manual), streaming `compaction-*` events, then `done`. History is never lost. */
+  summarize(options?: SummarizeOptions): AsyncIterable<AgentEvent>;
+}
