@@ -4,13 +4,16 @@
  * nothing else, so this union is a stable contract: fields are only ever added.
  */
 import type { FlexibleSchema, LanguageModel } from 'ai';
-import type { CompactionHooks, CompactionReport, CompactionTrigger } from '../compaction/types.ts';
+import type { CompactionHooks, CompactionReport } from '../compaction/types.ts';
 import type { Message, MessageInput } from '../messages/types.ts';
 import type { Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Events
+
+/** Why a compaction runs (HK-1): a trigger fired, the user asked, or the prompt did not fit. */
+export type AgentCompactionMode = 'auto' | 'manual' | 'overflow';
 
 /**
  * A model call started (one "step" of the tool loop). Before it the session prepared the
@@ -85,7 +88,7 @@ export interface UsageEvent {
 /** A compaction began (HK-3): a trigger fired, `/summarize` asked, or the prompt overflowed. */
 export interface CompactionStartEvent {
   readonly type: 'compaction-start';
-  readonly trigger: CompactionTrigger;
+  readonly mode: AgentCompactionMode;
   /** Tokens of the projection before compacting. */
   readonly tokens: number;
   /** Tokens it compacts down to. */
@@ -94,16 +97,21 @@ export interface CompactionStartEvent {
   readonly messages: number;
 }
 
-/** The summarizer streamed more summary text (a delta; concatenate for the summary so far). */
+/**
+ * A compaction stage started (`delta` undefined), or the summarizer streamed more summary
+ * text (`delta`; concatenate the deltas for the summary so far).
+ */
 export interface CompactionProgressEvent {
   readonly type: 'compaction-progress';
-  readonly text: string;
+  /** The pipeline stage running, e.g. `supersede`, `summarize`. */
+  readonly stage: string;
+  readonly delta: string | undefined;
 }
 
 /** A compaction finished (HK-3). `report.compacted` is false when it was cancelled or had nothing to do. */
 export interface CompactionEndEvent {
   readonly type: 'compaction-end';
-  readonly trigger: CompactionTrigger;
+  readonly mode: AgentCompactionMode;
   readonly report: CompactionReport;
   readonly durationMs: number;
 }
@@ -114,7 +122,11 @@ export interface CompactionEndEvent {
  */
 export interface CompactionFallbackEvent {
   readonly type: 'compaction-fallback';
-  /** What failed and what was used instead. */
+  /** What failed: the LLM summarizer or a pipeline stage. */
+  readonly source: 'summarizer' | 'stage';
+  /** What was used instead, e.g. `extractive`. */
+  readonly fallback: string;
+  /** Why, in one line. */
   readonly reason: string;
 }
 
