@@ -23,7 +23,10 @@ export type ChatfoldErrorCode =
   | 'E_STORE_CONFLICT'
   | 'E_STORE_SCHEMA'
   | 'E_CONTEXT_OVERFLOW'
-  | 'E_PROVIDER';
+  | 'E_PROVIDER'
+  | 'E_AGENT_FILE'
+  | 'E_WORKSPACE_PATH'
+  | 'E_MISSING_API_KEY';
 
 /** Structured data that explains an error; keys depend on the code. */
 export type ChatfoldErrorDetails = Readonly<Record<string, unknown>>;
