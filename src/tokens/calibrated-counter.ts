@@ -42,7 +42,7 @@ export function createCalibratedCounter(base: TokenCounter): CalibratedCounter {
     countMessage: (message) => scaled(base.countMessage(message)),
     count(messages, options): TokenCount {
       const raw = base.count(messages, options);
-      const perMessage = raw.perMessage.map(scaled);
+      const perMessage = ratio === 1 ? raw.perMessage : raw.perMessage.map(scaled);
       const isExtension =
         last !== undefined &&
         last.ids.length <= messages.length &&

@@ -9,7 +9,10 @@ import {
   OPENAI_CHAT_FORMAT,
   OPENAI_CL100K_CHAT_FORMAT,
 } from './chat-format.ts';
+import { createCountCache } from './count-cache.ts';
 import { type EncodingName, loadEncoding, type TextEncoder } from './encodings.ts';
+import { attachmentText, messageKey } from './message-key.ts';
+import { createPrefixMemo } from './prefix-memo.ts';
 import type { CountAccuracy, TokenCount, TokenCounter } from './types.ts';
 
 /** Tokenizer ids chatfold understands (`ModelInfo.tokenizer`). */
@@ -48,6 +51,8 @@ interface Setup {
   readonly format: ChatFormat;
   readonly accuracy: CountAccuracy;
   readonly tokenizer: string;
+  /** Counting costs less than hashing the text (chars/N): content caches would only add work. */
+  readonly isCheap?: boolean;
 }
 
 function setup(tokenizer: string): Setup {
@@ -93,6 +98,7 @@ function setup(tokenizer: string): Setup {
       format: GENERIC_CHAT_FORMAT,
       accuracy: 'approximate',
       tokenizer,
+      isCheap: true,
     };
   }
   throw new ChatfoldError(
@@ -102,15 +108,7 @@ function setup(tokenizer: string): Setup {
   );
 }
 
-/** Text chatfold counts for an attachment: its metadata only (seed 001 §3). */
-export function attachmentText(part: {
-  kind: string;
-  mediaType: string;
-  filename?: string;
-  size?: number;
-}): string {
-  return `[${part.kind} ${part.filename ?? ''} ${part.mediaType} ${part.size ?? ''}]`;
-}
+export { attachmentText };
 
 /**
  * Creates a token counter for a tokenizer id (TOK-1, TOK-2, TOK-7). Counts are cached per
@@ -126,29 +124,28 @@ export function createTokenCounter({
   cacheSize = DEFAULT_CACHE_SIZE,
   ...custom
 }: TokenCounterOptions): TokenCounter {
-  const { encode, format, accuracy } =
+  if (!Number.isSafeInteger(cacheSize) || cacheSize < 1) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `createTokenCounter: cacheSize must be a positive integer (entries of the content cache), received ${String(cacheSize)}; leave it out for the default ${DEFAULT_CACHE_SIZE}`,
+      { option: 'cacheSize', received: String(cacheSize) },
+    );
+  }
+  const { encode, format, accuracy, isCheap } =
     custom.encode === undefined
       ? setup(tokenizer)
       : {
           encode: custom.encode,
           format: custom.format ?? GENERIC_CHAT_FORMAT,
           accuracy: custom.accuracy ?? 'exact',
+          isCheap: false,
         };
+  // Per message object (a session's messages come back every turn), then per content (the
+  // same message rebuilt by a converter, as the stateless SDK middleware does each call).
   const byObject = new WeakMap<Message, number>();
-  const byHash = new Map<string, number>();
+  const byContent = createCountCache(cacheSize);
   const scale = (tokens: number): number =>
     format.contentMultiplier === 1 ? tokens : Math.ceil(tokens * format.contentMultiplier);
-
-  /** The cached count for `key`, computed once; the oldest entry goes when the cache is full. */
-  const remember = (key: string, compute: () => number): number => {
-    let tokens = byHash.get(key);
-    if (tokens === undefined) {
-      tokens = compute();
-      if (byHash.size >= cacheSize) byHash.delete(byHash.keys().next().value as string);
-      byHash.set(key, tokens);
-    }
-    return tokens;
-  };
 
   const encodeMessage = (message: Message): number => {
     let tokens = format.perMessage + encode(message.role);
@@ -179,21 +176,24 @@ export function createTokenCounter({
   };
 
   const countMessage = (message: Message): number => {
+    // A few string lengths cost less than any cache lookup.
+    if (isCheap) return encodeMessage(message);
     const known = byObject.get(message);
     if (known !== undefined) return known;
-    const key = contentHash(
-      `${message.role}\u0000${message.name ?? ''}\u0000${JSON.stringify(message.parts)}`,
+    const tokens = byContent.remember(messageKey(message, format.countsReasoning === true), () =>
+      encodeMessage(message),
     );
-    const tokens = remember(key, () => encodeMessage(message));
     byObject.set(message, tokens);
     return tokens;
   };
+  // Recounting a list that extends the last one counted reads only the new messages (TOK-6).
+  const countList = createPrefixMemo(countMessage);
 
   // Tool definitions are sent with every call: their count is cached by content (TOK-6), so a
   // session's prepare() or the SDK middleware does not re-tokenize the same schemas each turn.
   const countTools = (tools: readonly ToolDefinition[]): number => {
     if (tools.length === 0) return 0;
-    return remember(`tools\u0000${contentHash(JSON.stringify(tools))}`, () => encodeTools(tools));
+    return byContent.remember(`tools\u0000${contentHash(JSON.stringify(tools))}`, () => encodeTools(tools));
   };
 
   const encodeTools = (tools: readonly ToolDefinition[]): number => {
@@ -212,15 +212,14 @@ export function createTokenCounter({
     tokenizer,
     accuracy,
     countText: (text) => {
-      if (text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
-      return remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
+      if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
+      return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
     },
     countMessage,
     count(messages, options = {}): TokenCount {
-      const perMessage = messages.map(countMessage);
+      const { perMessage, sum } = countList(messages);
       const tools = countTools(options.tools ?? []);
-      let total = format.perPrompt + tools;
-      for (const n of perMessage) total += n;
+      const total = format.perPrompt + tools + sum;
       return { total, perMessage, tools, overhead: format.perPrompt, tokenizer, accuracy };
     },
   };

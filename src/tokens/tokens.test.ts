@@ -112,6 +112,28 @@ describe('cache (TOK-6)', () => {
     expect(counter.count([], { tools: changed }).tools).toBeGreaterThan(first);
   });
 
+  it('counts the same with a cache of 3 entries as with the default (eviction never changes a count)', () => {
+    const messages = Array.from({ length: 200 }, (_, i) =>
+      text(`m${i}`, `message ${i % 50} ${'word '.repeat(i % 7)}`, i % 2 === 0 ? 'user' : 'assistant'),
+    );
+    const small = createTokenCounter({ tokenizer: 'openai:o200k_base', cacheSize: 3 });
+    const large = createTokenCounter({ tokenizer: 'openai:o200k_base' });
+    const fresh = () => messages.map((message) => structuredClone(message));
+    const expected = large.count(messages);
+    for (let round = 0; round < 3; round++) expect(small.count(fresh())).toEqual(expected);
+  });
+
+  it('rejects a cache size that is not a positive integer, saying what it expected', () => {
+    for (const cacheSize of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createTokenCounter({ tokenizer: 'chars/4', cacheSize })).toThrowError(
+        expect.objectContaining({
+          code: 'E_INVALID_OPTIONS',
+          message: expect.stringContaining('positive integer'),
+        }),
+      );
+    }
+  });
+
   it('counts per message plus prompt overhead (property)', () => {
     const counter = createTokenCounter({ tokenizer: 'openai:o200k_base' });
     fc.assert(

@@ -1,0 +1,64 @@
+import type { Message } from '../messages/types.ts';
+
+/** Lists shorter than this are counted message by message (the memo would not pay for its copy). */
+const MEMO_MIN_MESSAGES = 64;
+
+/** Per-message counts of a list and their sum. */
+export interface ListCount {
+  /** A new array, the caller's to keep. */
+  readonly perMessage: number[];
+  readonly sum: number;
+}
+
+/**
+ * Counts lists of messages, remembering the last list counted (TOK-6): a list that starts
+ * with the same message objects — the history plus one new message, as a caller recounts
+ * after each turn — reuses their counts after one identity check per message and counts only
+ * the messages after the shared prefix. Nothing is trusted but object identity, the same
+ * assumption as the counter's per-object cache (messages are immutable values).
+ *
+ * The memo holds the references of one list (8 bytes a message) until the next list replaces it.
+ *
+ * @param countMessage - Counts one message (cached per object and content by the counter).
+ * @returns A function from a list to its per-message counts and their sum.
+ */
+export function createPrefixMemo(
+  countMessage: (message: Message) => number,
+): (messages: readonly Message[]) => ListCount {
+  let memo: { messages: Message[]; perMessage: number[]; sum: number } | undefined;
+  return (messages) => {
+    if (messages.length < MEMO_MIN_MESSAGES) {
+      const perMessage = messages.map(countMessage);
+      let sum = 0;
+      for (const tokens of perMessage) sum += tokens;
+      return { perMessage, sum };
+    }
+    let shared = 0;
+    if (memo !== undefined) {
+      const known = memo.messages;
+      const limit = Math.min(known.length, messages.length);
+      while (shared < limit && messages[shared] === known[shared]) shared++;
+    }
+    let refs: Message[];
+    let perMessage: number[];
+    let sum: number;
+    if (memo !== undefined && shared === memo.messages.length) {
+      // The last list is a prefix: extend it in place (the memo's arrays are never handed out).
+      ({ messages: refs, perMessage, sum } = memo);
+    } else {
+      refs = messages.slice(0, shared);
+      perMessage = memo === undefined ? [] : memo.perMessage.slice(0, shared);
+      sum = 0;
+      for (const tokens of perMessage) sum += tokens;
+    }
+    for (let i = shared; i < messages.length; i++) {
+      const message = messages[i] as Message;
+      const tokens = countMessage(message);
+      refs.push(message);
+      perMessage.push(tokens);
+      sum += tokens;
+    }
+    memo = { messages: refs, perMessage, sum };
+    return { perMessage: perMessage.slice(), sum };
+  };
+}
