@@ -274,7 +274,7 @@ export interface AgentOptions {
   readonly name?: string;
   /** System instructions. */
   readonly instructions?: string;
-  readonly tools?: Readonly<Record<string, AgentTool<never>>>;
+  readonly tools?: Readonly<Record<string, AgentTool<unknown>>>;
   /** History strategy or pipeline name (seed 000 `history: summarize | truncate`). Default `'hybrid'`. */
   readonly history?: string;
   readonly context?: AgentContextOptions;

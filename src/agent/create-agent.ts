@@ -1,0 +1,261 @@
+import type { LanguageModel } from 'ai';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { importPeer } from '../errors/import-peer.ts';
+import type { MessageInput, Provider } from '../messages/types.ts';
+import { createChatfold } from '../session/create-chatfold.ts';
+import type { Session, SessionCompactOptions } from '../session/types.ts';
+import { prepareTools } from './agent-tools.ts';
+import { contextToChatfoldOptions } from './context-options.ts';
+import { createEventChannel, type EventChannel } from './event-channel.ts';
+import { chatfoldProviderOf, createLanguageModel, PROVIDER_KEYS } from './language-model.ts';
+import { INSTRUCTIONS_METADATA_KEY, type RunContext, runLoop } from './run-loop.ts';
+import { agentEventOf } from './session-events.ts';
+import { streamingSummarizer } from './streaming-summarizer.ts';
+import type {
+  Agent,
+  AgentEvent,
+  AgentModelSpec,
+  AgentOptions,
+  AgentTool,
+  RunOptions,
+  SummarizeOptions,
+} from './types.ts';
+
+/** Model calls per run before it stops with `step-limit`. */
+export const DEFAULT_MAX_STEPS = 25;
+
+const isSpec = (model: LanguageModel | AgentModelSpec): model is AgentModelSpec =>
+  typeof model === 'object' &&
+  model !== null &&
+  'provider' in model &&
+  'name' in model &&
+  !('specificationVersion' in model);
+
+/** The chatfold format of a model instance, from its AI SDK provider id (`anthropic.messages`, `google.generative-ai`). */
+function providerOfModel(model: LanguageModel): Provider {
+  const id = typeof model === 'string' ? model : model.provider;
+  if (id.startsWith('anthropic')) return 'anthropic';
+  if (id.startsWith('google')) return 'gemini';
+  return 'openai';
+}
+
+/** A short id for a new session (`chatfold chat --session ID` resumes it). */
+export function newSessionId(): string {
+  return globalThis.crypto.randomUUID().replaceAll('-', '').slice(0, 12);
+}
+
+function checkOptions(options: AgentOptions): void {
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    options.model === undefined ||
+    options.model === null
+  ) {
+    throw new ChatfoldError('E_INVALID_OPTIONS', 'createAgent: expected an options object with a model', {});
+  }
+  if (options.maxSteps !== undefined && !(Number.isInteger(options.maxSteps) && options.maxSteps > 0)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `createAgent: maxSteps: expected a positive integer, received ${JSON.stringify(options.maxSteps)}`,
+      { option: 'maxSteps' },
+    );
+  }
+  for (const [name, tool] of Object.entries(options.tools ?? {})) {
+    if (typeof tool?.execute !== 'function' || typeof tool.description !== 'string') {
+      throw new ChatfoldError(
+        'E_INVALID_OPTIONS',
+        `createAgent: tools.${name}: expected { description, inputSchema, execute }`,
+        { option: `tools.${name}` },
+      );
+    }
+  }
+}
+
+/**
+ * Creates an agent (AG-3): the tool loop over the Vercel AI SDK bound to a chatfold session.
+ * Before every model call the session prepares the prompt (compacting when a trigger fires);
+ * every message — user input, assistant turns, tool calls and results — is appended as it
+ * happens; usage is recorded; `beforeCompact` / `afterCompact` hooks apply. The CLI
+ * (`chatfold chat`) and the web app are thin layers over this.
+ *
+ * @param options Model (an AI SDK model or `{ provider, name, baseURL }`), instructions, tools,
+ *   context settings (seed 004), hooks, store, session id.
+ * @returns The agent, its session opened (resumed when the id exists, ST-6).
+ * @throws ChatfoldError `E_INVALID_OPTIONS`, `E_MISSING_API_KEY`, `E_MISSING_DEPENDENCY` at
+ *   construction; runtime faults become `error` events of a run instead.
+ *
+ * @example
+ * const agent = await createAgent({
+ *   model: { provider: 'openai-compatible', name: 'qwen2.5:32b', baseURL: 'http://localhost:11434/v1' },
+ *   instructions: 'You are a helpful assistant.',
+ *   context: { maxMessagesBeforeSummary: 30, maxTokensBeforeSummary: 28_000 },
+ * });
+ * for await (const event of agent.run('Hello')) if (event.type === 'text-delta') process.stdout.write(event.text);
+ */
+export async function createAgent(options: AgentOptions): Promise<Agent> {
+  checkOptions(options);
+  const ai = await importPeer('ai', () => import('ai'), 'chatfold/agent');
+  const spec = isSpec(options.model) ? options.model : undefined;
+  const model = spec === undefined ? (options.model as LanguageModel) : await createLanguageModel(spec);
+  const modelId = spec?.name ?? (typeof model === 'string' ? model : model.modelId);
+  const provider = spec === undefined ? providerOfModel(model) : chatfoldProviderOf(spec.provider);
+  const label = spec === undefined ? modelId : `${spec.provider}:${spec.name}`;
+  const summarizerModel =
+    options.summarizer === undefined
+      ? model
+      : isSpec(options.summarizer)
+        ? await createLanguageModel(options.summarizer)
+        : options.summarizer;
+  const tools = (options.tools ?? {}) as Readonly<Record<string, AgentTool<unknown>>>;
+  const { sdkTools, definitions } = await prepareTools(ai, tools);
+
+  // The channel of the run or summary in progress: session events and summary deltas go there.
+  let current: { channel: EventChannel<AgentEvent>; signal: AbortSignal } | undefined;
+  const forward = (event: AgentEvent): void => current?.channel.push(event);
+  const summarizer = streamingSummarizer(ai, summarizerModel, {
+    onDelta: (delta) => forward({ type: 'compaction-progress', stage: 'summarize', delta }),
+    signal: () => current?.signal,
+  });
+  const chatfold = createChatfold({
+    model: modelId,
+    ...(spec?.maxInputTokens === undefined ? {} : { window: spec.maxInputTokens }),
+    ...(spec?.maxOutputTokens === undefined ? {} : { maxOutputTokens: spec.maxOutputTokens }),
+    provider,
+    tools: definitions,
+    summarizer,
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...contextToChatfoldOptions(options.context, options.history),
+  });
+  const session: Session = await chatfold.session(options.session ?? newSessionId());
+  session.on((event) => {
+    const translated = agentEventOf(event);
+    if (translated !== undefined) forward(translated);
+  });
+  const context: RunContext = {
+    ai,
+    session,
+    model,
+    label,
+    keyVariables: spec === undefined ? [] : PROVIDER_KEYS[spec.provider],
+    provider,
+    instructions: options.instructions,
+    tools,
+    sdkTools,
+    definitions,
+    maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    maxOutputTokens: spec?.maxOutputTokens,
+    temperature: spec?.temperature,
+  };
+
+  /** Runs `work` with its own event channel; one run or summary at a time. */
+  function stream(
+    signal: AbortSignal | undefined,
+    work: (signal: AbortSignal, emit: (event: AgentEvent) => void) => Promise<void>,
+  ): AsyncIterable<AgentEvent> {
+    return {
+      [Symbol.asyncIterator]() {
+        const channel = createEventChannel<AgentEvent>();
+        const runSignal = signal ?? new AbortController().signal;
+        if (current !== undefined) {
+          channel.push({
+            type: 'error',
+            code: 'E_INVALID_OPTIONS',
+            message: 'another run of this agent is in progress; wait for its done event',
+            error: undefined,
+          });
+          channel.push({
+            type: 'done',
+            reason: 'error',
+            steps: 0,
+            text: '',
+            usage: { inputTokens: undefined, outputTokens: undefined },
+          });
+          channel.close();
+          return channel[Symbol.asyncIterator]();
+        }
+        const mine = { channel, signal: runSignal };
+        current = mine;
+        void work(runSignal, (event) => channel.push(event)).finally(() => {
+          if (current === mine) current = undefined;
+          channel.close();
+        });
+        return channel[Symbol.asyncIterator]();
+      },
+    };
+  }
+
+  return {
+    name: options.name ?? 'agent',
+    modelLabel: label,
+    session,
+    run(input, runOptions: RunOptions = {}) {
+      const messages = toInput(input, session.id);
+      return stream(runOptions.signal, async (signal, emit) => {
+        const first =
+          options.instructions !== undefined && (await session.history({ limit: 1 })).length === 0;
+        const withInstructions: MessageInput[] = first
+          ? [
+              {
+                role: 'system',
+                parts: [{ type: 'text', text: options.instructions as string }],
+                metadata: { [INSTRUCTIONS_METADATA_KEY]: true },
+              },
+              ...messages,
+            ]
+          : messages;
+        await runLoop(context, withInstructions, signal, emit);
+      });
+    },
+    summarize(summarizeOptions: SummarizeOptions = {}) {
+      return stream(summarizeOptions.signal, async (signal, emit) => {
+        try {
+          const compactOptions: SessionCompactOptions & Record<string, unknown> = {
+            manual: true,
+            mode: 'manual',
+            signal,
+            ...(summarizeOptions.instructions === undefined
+              ? {}
+              : { instructions: summarizeOptions.instructions }),
+          };
+          await session.compact(compactOptions);
+          emit({
+            type: 'done',
+            reason: signal.aborted ? 'aborted' : 'stop',
+            steps: 0,
+            text: '',
+            usage: { inputTokens: undefined, outputTokens: undefined },
+          });
+        } catch (error) {
+          const aborted = signal.aborted;
+          if (!aborted) {
+            emit({
+              type: 'error',
+              code: ChatfoldError.isInstance(error) ? error.code : undefined,
+              message: `summarizing failed: ${error instanceof Error ? error.message : String(error)}; the history is unchanged`,
+              error,
+            });
+          }
+          emit({
+            type: 'done',
+            reason: aborted ? 'aborted' : 'error',
+            steps: 0,
+            text: '',
+            usage: { inputTokens: undefined, outputTokens: undefined },
+          });
+        }
+      });
+    },
+  };
+}
+
+function toInput(input: string | MessageInput | readonly MessageInput[], sessionId: string): MessageInput[] {
+  if (typeof input === 'string') return [{ role: 'user', parts: [{ type: 'text', text: input }] }];
+  if (Array.isArray(input)) return [...input];
+  if (typeof input === 'object' && input !== null) return [input as MessageInput];
+  throw new ChatfoldError(
+    'E_INVALID_OPTIONS',
+    `run(input): expected a string or a message, received ${input === null ? 'null' : typeof input}`,
+    { sessionId },
+  );
+}

@@ -1,0 +1,54 @@
+import type { AgentTool } from '../types.ts';
+import type { WorkspaceLimits } from './bounded-output.ts';
+import { editFileTool } from './edit-file.ts';
+import { listDirectoryTool } from './list-directory.ts';
+import { readFileTool } from './read-file.ts';
+import { searchTool } from './search.ts';
+import type { WorkspaceRoot } from './workspace-root.ts';
+import { writeFileTool } from './write-file.ts';
+
+/** Names of the built-in workspace tools (AG-2), as agent files list them. */
+export const WORKSPACE_TOOL_NAMES = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list_directory',
+  'search',
+] as const;
+
+/** One of {@link WORKSPACE_TOOL_NAMES}. */
+export type WorkspaceToolName = (typeof WORKSPACE_TOOL_NAMES)[number];
+
+/** Options of {@link workspaceTools}. */
+export interface WorkspaceToolsOptions {
+  /** Which tools; default all five. */
+  readonly names?: readonly WorkspaceToolName[];
+  readonly limits?: WorkspaceLimits;
+}
+
+const FACTORIES: Readonly<
+  Record<WorkspaceToolName, (workspace: WorkspaceRoot, limits: WorkspaceLimits) => AgentTool<unknown>>
+> = {
+  read_file: readFileTool,
+  write_file: writeFileTool,
+  edit_file: editFileTool,
+  list_directory: listDirectoryTool,
+  search: searchTool,
+};
+
+/**
+ * The built-in workspace tools (AG-2) rooted at one folder: `read_file`, `write_file`,
+ * `edit_file`, `list_directory`, `search`. Every path goes through the root's checks.
+ *
+ * @param workspace The root, from `openWorkspaceRoot(dir)`.
+ * @param options Which tools and their output caps.
+ * @returns Tools by name, for `createAgent({ tools })`.
+ * @example
+ * const tools = workspaceTools(await openWorkspaceRoot('.'), { names: ['read_file', 'list_directory'] });
+ */
+export function workspaceTools(
+  workspace: WorkspaceRoot,
+  { names = WORKSPACE_TOOL_NAMES, limits = {} }: WorkspaceToolsOptions = {},
+): Record<string, AgentTool<unknown>> {
+  return Object.fromEntries(names.map((name) => [name, FACTORIES[name](workspace, limits)]));
+}
