@@ -12,10 +12,19 @@ export { cannedSummary, defaultRespond, isSummaryRequest } from './default-respo
 export { geminiCountTokens } from './gemini/count-tokens.ts';
 export { geminiContextOverflow, geminiError } from './gemini/errors.ts';
 export { geminiGenerateContent } from './gemini/generate-content.ts';
+export { loadFakeScript } from './load-script.ts';
 export { openaiChatCompletions } from './openai/chat-completions.ts';
 export { openaiContextOverflow, openaiError } from './openai/errors.ts';
 export { openaiModels } from './openai/models.ts';
+export { REQUEST_LOG_DEFAULTS, type RequestLogLimits } from './request-log.ts';
 export { FAKE_PROVIDER_ROUTES } from './routes.ts';
+export {
+  type FakeMatch,
+  type FakeScript,
+  type FakeScriptRule,
+  fakeScriptSchema,
+  parseFakeScript,
+} from './script.ts';
 export type {
   FakeContextLimit,
   FakeFailure,
@@ -24,8 +33,10 @@ export type {
   FakeProviderServer,
   FakeResponse,
   FakeRoute,
+  FakeServerTimeouts,
+  FakeTiming,
   RecordedRequest,
   RouteContext,
   SseEvent,
 } from './server.ts';
-export { startFakeProvider } from './server.ts';
+export { FAKE_SERVER_DEFAULTS, startFakeProvider } from './server.ts';

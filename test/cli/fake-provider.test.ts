@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeProvider } from '../../src/fake-provider/index.ts';
@@ -61,6 +65,50 @@ describe('chatfold fake-provider', () => {
     cli.child.kill('SIGINT');
     expect(await cli.exit).toBe(0);
     expect(cli.output().stderr).toBe('');
+  });
+
+  it('survives clients that disconnect mid-body and answers from a --script file', async () => {
+    const script = new URL('../fake-provider/tool-loop.yaml', import.meta.url).pathname;
+    const cli = run(['fake-provider', '--port', '0', '--script', script]);
+    const stdout = await cli.waitFor('Ctrl-C');
+    expect(stdout).toContain(`script: 2 rules from ${script}`);
+    const url = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout);
+    for (let i = 0; i < 5; i++) {
+      // Headers promise 1000 bytes; the client sends 10 and leaves.
+      const socket = connect(Number(url?.[2]), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":1',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+    }
+    const openai = new OpenAI({ apiKey: 'sk-fake', baseURL: `${url?.[1]}/v1`, maxRetries: 0 });
+    const answer = await openai.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'please fix the typo' }],
+    });
+    expect(answer.choices[0]?.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'read_file', arguments: '{"path":"notes.md"}' },
+    });
+    expect(cli.child.exitCode).toBeNull();
+    cli.child.kill('SIGINT');
+    expect(await cli.exit).toBe(0);
+    expect(cli.output().stderr).toBe('');
+  });
+
+  it('refuses an invalid --script with the file and the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatfold-script-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      'rules:\n  - match: { lastUserIncludes: x }\n    reply: { toolCalls: [{ arguments: {} }] }\n',
+    );
+    const cli = run(['fake-provider', '--script', file]);
+    expect(await cli.exit).toBe(1);
+    expect(cli.output().stderr).toBe(
+      `chatfold: ${file}: rules[0].reply.toolCalls[0].name: Invalid input: expected string, received undefined (a script is { "rules": [{ "match": {…}, "reply": {…} | "steps": […] }] }; see the README's fake-provider section) [E_INVALID_OPTIONS]\n`,
+    );
   });
 
   it('fails with E_INVALID_OPTIONS when the port is taken', async () => {

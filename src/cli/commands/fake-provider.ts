@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { loadFakeScript } from '../../fake-provider/load-script.ts';
 import { startFakeProvider } from '../../fake-provider/server.ts';
 import { parsePositiveInteger, print } from '../options.ts';
 
@@ -8,6 +9,8 @@ interface FakeProviderCliOptions {
   host: string;
   contextLimit?: number;
   latency?: number;
+  script?: string;
+  maxBodyBytes?: number;
 }
 
 /** Parses `--port`: 0 (any free port) to 65535. */
@@ -19,8 +22,9 @@ function parsePort(value: string): number {
 }
 
 /**
- * `chatfold fake-provider [--port N] [--context-limit N]`: a fake OpenAI / Anthropic / Gemini
- * API for trying chatfold, its integrations and the SDKs offline. Runs until SIGINT/SIGTERM.
+ * `chatfold fake-provider [--port N] [--context-limit N] [--script FILE]`: a fake OpenAI /
+ * Anthropic / Gemini API for trying chatfold, its integrations and the SDKs offline, and for
+ * driving front ends through scripted tool loops and slow answers. Runs until SIGINT/SIGTERM.
  */
 export function registerFakeProvider(program: Command): void {
   program
@@ -36,12 +40,24 @@ export function registerFakeProvider(program: Command): void {
       parsePositiveInteger,
     )
     .option('--latency <ms>', 'delay every answer by this many milliseconds', parsePositiveInteger)
+    .option(
+      '--script <file>',
+      'JSON or YAML rules that script answers: text, tool calls, latency, failures (see the README)',
+    )
+    .option(
+      '--max-body-bytes <bytes>',
+      'refuse larger request bodies with 413 (default 32 MiB)',
+      parsePositiveInteger,
+    )
     .action(async (options: FakeProviderCliOptions) => {
+      const script = options.script === undefined ? undefined : await loadFakeScript(options.script);
       const server = await startFakeProvider({
         port: options.port,
         host: options.host,
         ...(options.contextLimit === undefined ? {} : { contextLimit: options.contextLimit }),
         ...(options.latency === undefined ? {} : { latencyMs: options.latency }),
+        ...(script === undefined ? {} : { script }),
+        ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       }).catch((error: unknown) => {
         throw new ChatfoldError(
           'E_INVALID_OPTIONS',
@@ -57,6 +73,10 @@ export function registerFakeProvider(program: Command): void {
       print(
         `  Gemini     httpOptions.baseUrl ${url}  (models/{model}:generateContent, :streamGenerateContent, :countTokens)`,
       );
+      if (script !== undefined) {
+        const rules = script.rules.length;
+        print(`script: ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${options.script}`);
+      }
       print(
         `context limit: ${options.contextLimit === undefined ? 'none' : `${options.contextLimit.toLocaleString('en-US')} tokens`}; any API key is accepted; Ctrl-C stops`,
       );

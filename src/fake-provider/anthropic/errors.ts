@@ -7,6 +7,7 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   403: 'permission_error',
   404: 'not_found_error',
   413: 'request_too_large',
+  415: 'invalid_request_error',
   429: 'rate_limit_error',
   500: 'api_error',
   529: 'overloaded_error',

@@ -1,7 +1,7 @@
 import { fromAnthropic } from '../../messages/anthropic.ts';
 import type { AnthropicRequestInput } from '../../messages/anthropic-schema.ts';
 import type { Message } from '../../messages/types.ts';
-import { asObject, type ChatTurn, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
+import { asObject, type ChatTurn, failureResponse, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
 import type { FakeResponse, FakeRoute, SseEvent } from '../server.ts';
 import { anthropicContextOverflow, anthropicError } from './errors.ts';
 import { anthropicTools } from './tools.ts';
@@ -70,7 +70,7 @@ function events(id: string, model: string, turn: Answer): FakeResponse {
     usage: { output_tokens: turn.outputTokens },
   });
   push('message_stop', {});
-  return { status: 200, events: list };
+  return { status: 200, events: list, timing: turn.timing };
 }
 
 /**
@@ -116,10 +116,12 @@ export const anthropicMessages: FakeRoute = {
       'toolu_',
     );
     if (turn.type === 'overflow') return anthropicContextOverflow(turn.limit, turn.actual);
+    if (turn.type === 'failure') return failureResponse(anthropicError, turn);
     const id = fakeId('msg_');
     if (stream) return events(id, body.model, turn);
     return {
       status: 200,
+      timing: turn.timing,
       body: {
         id,
         type: 'message',

@@ -6,6 +6,9 @@ const STATUSES: Readonly<Record<number, string>> = {
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
+  // Google's APIs answer an oversized payload and a non-JSON body with INVALID_ARGUMENT.
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
   503: 'UNAVAILABLE',

@@ -1,7 +1,7 @@
 import { fromGemini } from '../../messages/gemini.ts';
 import type { GeminiRequestInput } from '../../messages/gemini-schema.ts';
 import type { Message } from '../../messages/types.ts';
-import { asObject, type ChatTurn, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
+import { asObject, type ChatTurn, failureResponse, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
 import type { FakeRoute } from '../server.ts';
 import { geminiContextOverflow, geminiError } from './errors.ts';
 import { geminiTools } from './tools.ts';
@@ -76,10 +76,11 @@ export const geminiGenerateContent: FakeRoute = {
       'call_',
     );
     if (turn.type === 'overflow') return geminiContextOverflow(turn.limit, turn.actual);
+    if (turn.type === 'failure') return failureResponse(geminiError, turn);
     const responseId = fakeId('');
     if (!stream) {
       const parts = [...(turn.text === '' ? [] : [{ text: turn.text }]), ...functionCalls(turn)];
-      return { status: 200, body: response(model, responseId, parts, turn, true) };
+      return { status: 200, timing: turn.timing, body: response(model, responseId, parts, turn, true) };
     }
     const pieces: unknown[][] = streamPieces(turn.text).map((text) => [{ text }]);
     if (turn.toolCalls.length > 0) pieces.push(functionCalls(turn));
@@ -89,7 +90,11 @@ export const geminiGenerateContent: FakeRoute = {
     }));
     // Without `alt=sse` the API streams one JSON array; the SDKs always ask for SSE.
     if (query.get('alt') !== 'sse')
-      return { status: 200, body: events.map((event) => JSON.parse(event.data) as unknown) };
-    return { status: 200, events };
+      return {
+        status: 200,
+        timing: turn.timing,
+        body: events.map((event) => JSON.parse(event.data) as unknown),
+      };
+    return { status: 200, events, timing: turn.timing };
   },
 };

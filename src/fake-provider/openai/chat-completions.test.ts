@@ -172,7 +172,11 @@ describe('fake OpenAI Chat Completions through the openai SDK', () => {
   });
 
   it('validates like the API: key, model and messages', async () => {
-    const anonymous = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{}' });
+    const anonymous = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(anonymous.status).toBe(401);
     await expect(openai.chat.completions.create({ model: 'gpt-4o', messages: [] })).rejects.toMatchObject({
       status: 400,

@@ -1,6 +1,6 @@
 import { fromOpenAI, type OpenAIMessage } from '../../messages/openai.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
-import { asObject, type ChatTurn, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
+import { asObject, type ChatTurn, failureResponse, fakeId, runChatTurn, streamPieces } from '../chat-turn.ts';
 import type { FakeResponse, FakeRoute, SseEvent } from '../server.ts';
 import { openaiContextOverflow, openaiError } from './errors.ts';
 
@@ -38,6 +38,7 @@ function completion(id: string, model: string, turn: Answer): FakeResponse {
   }));
   return {
     status: 200,
+    timing: turn.timing,
     body: {
       id,
       object: 'chat.completion',
@@ -103,7 +104,7 @@ function chunks(id: string, model: string, turn: Answer, includeUsage: boolean):
   events.push({ data: chunk([delta({}, finishReason(turn))]) });
   if (includeUsage) events.push({ data: chunk([], usageOf(turn)) });
   events.push({ data: '[DONE]' });
-  return { status: 200, events };
+  return { status: 200, events, timing: turn.timing };
 }
 
 /**
@@ -159,6 +160,7 @@ export const openaiChatCompletions: FakeRoute = {
       'call_',
     );
     if (turn.type === 'overflow') return openaiContextOverflow(turn.limit, turn.actual);
+    if (turn.type === 'failure') return failureResponse(openaiError, turn);
     const id = fakeId('chatcmpl-');
     if (!stream) return completion(id, body.model, turn);
     return chunks(id, body.model, turn, asObject(body.stream_options)?.include_usage === true);

@@ -6,6 +6,8 @@ const ERROR_KINDS: Readonly<Record<number, { type: string; code: string | null }
   401: { type: 'invalid_request_error', code: 'invalid_api_key' },
   403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory' },
   404: { type: 'invalid_request_error', code: 'model_not_found' },
+  413: { type: 'invalid_request_error', code: 'request_too_large' },
+  415: { type: 'invalid_request_error', code: null },
   429: { type: 'requests', code: 'rate_limit_exceeded' },
   500: { type: 'server_error', code: null },
   503: { type: 'server_error', code: null },
