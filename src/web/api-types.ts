@@ -1,0 +1,231 @@
+/**
+ * The JSON the web app's server sends and the client reads (WEB-1..7): one vocabulary for both
+ * sides, types only. Everything here is plain data derived from the store and the agent's
+ * events, bounded in size, and never holds an API key (WEB-8).
+ */
+
+/**
+ * Where a stored message stands relative to the active context (WEB-6, FR-6.3): sent as is,
+ * folded into the summary, sent as a shorter stub, or left out without a summary (truncated).
+ */
+export type MessageState = 'in-context' | 'summarized' | 'stubbed' | 'omitted';
+
+/** How a stubbed message was shortened (the strategy that touched it). */
+export type StubKind = 'superseded' | 'masked' | 'clipped';
+
+/** One part of a message as the browser shows it. Long texts are cut; `chars` is the full length. */
+export type WirePart =
+  | { readonly type: 'text'; readonly text: string; readonly chars: number }
+  | { readonly type: 'reasoning'; readonly text: string; readonly chars: number }
+  | {
+      readonly type: 'tool-call';
+      readonly callId: string;
+      readonly name: string;
+      /** JSON text of the arguments, cut to a preview. */
+      readonly arguments: string;
+    }
+  | {
+      readonly type: 'tool-result';
+      readonly callId: string;
+      readonly name?: string;
+      readonly text: string;
+      readonly chars: number;
+      readonly isError: boolean;
+    }
+  | {
+      readonly type: 'attachment';
+      readonly kind: 'image' | 'file';
+      readonly mediaType: string;
+      readonly filename?: string;
+      readonly size?: number;
+    };
+
+/** A stored message as the browser shows it. */
+export interface WireMessage {
+  readonly id: string;
+  /** Position in the session's full history (1, 2, …). */
+  readonly seq: number;
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly createdAt: string;
+  readonly state: MessageState;
+  readonly stub?: StubKind;
+  readonly parts: readonly WirePart[];
+}
+
+/** A session in the list (WEB-1). */
+export interface WireSession {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly messageCount: number;
+  /** Per-session auto-compaction override (FR-3.1.1); `inherit` follows the global setting. */
+  readonly autoCompaction: 'inherit' | 'on' | 'off';
+}
+
+/** One line of the gauge's breakdown (WEB-2). */
+export interface BreakdownItem {
+  readonly key: 'system' | 'tools' | 'summary' | 'messages' | 'reserved' | 'margin' | 'free';
+  readonly label: string;
+  readonly tokens: number;
+}
+
+/** The context gauge (WEB-2, FR-6.1.1): tokens of the next prompt against the message budget. */
+export interface Gauge {
+  readonly tokens: number;
+  /** Tokens the messages may use (window − reserved output − margin − tools). */
+  readonly budget: number;
+  readonly window: number;
+  /** tokens / budget × 100, one decimal. */
+  readonly percent: number;
+  readonly level: 'ok' | 'warning' | 'critical';
+  readonly accuracy: 'exact' | 'calibrated' | 'approximate';
+  readonly tokenizer: string;
+  readonly breakdown: readonly BreakdownItem[];
+  readonly messagesInHistory: number;
+  readonly messagesSummarized: number;
+  readonly willCompactNextTurn: boolean;
+}
+
+/** The latest summary (WEB-4). */
+export interface WireSummary {
+  readonly text: string;
+  /** Messages of the original history it stands for. */
+  readonly messagesCovered: number;
+  readonly tokens: number;
+  readonly createdAt: string;
+  readonly trigger: 'auto' | 'manual' | 'overflow';
+}
+
+/** `GET /api/sessions/:id`: what the chat view needs. */
+export interface SessionView {
+  readonly session: WireSession;
+  readonly gauge: Gauge;
+  readonly summary?: WireSummary;
+  /** The active context in prompt order, without the summary and system messages (newest last). */
+  readonly messages: readonly WireMessage[];
+  /** Active-context messages left out of `messages` because the list is long. */
+  readonly olderInContext: number;
+}
+
+/** One compaction of a session (WEB-6). */
+export interface WireCompaction {
+  readonly id: string;
+  readonly trigger: 'auto' | 'manual' | 'overflow';
+  readonly createdAt: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly durationMs?: number;
+  readonly summarizerModel?: string;
+  readonly summarySource?: 'llm' | 'extractive' | 'custom';
+  /** Messages the summary stands for after this compaction. */
+  readonly messagesCovered: number;
+}
+
+/** `GET /api/sessions/:id/history`. */
+export interface HistoryPage {
+  readonly messages: readonly WireMessage[];
+  /** Total stored messages in the session. */
+  readonly total: number;
+  readonly query?: string;
+  /** Pass as `before` to get the previous page; absent on the first message. */
+  readonly nextBefore?: number;
+}
+
+/** `POST /api/sessions/:id/compactions/preview`: the dry-run plan for the dialog (WEB-5, FR-2.3.2). */
+export interface CompactionPreview {
+  readonly totalMessages: number;
+  readonly messagesToSummarize: number;
+  readonly tokensBefore: number;
+  readonly estimatedTokensAfter: number;
+  /** Set when there is little to gain (FR-5.4.2): summarizing is allowed, with this warning. */
+  readonly warning?: string;
+}
+
+/** Web app settings (WEB-7, FR-3.1.1), persisted in the store's settings (FR-3.1.2). */
+export interface WebSettings {
+  readonly autoCompaction: boolean;
+  /** Compaction threshold per model, as a fraction of the budget (FR-1.2.3). */
+  readonly thresholds: Readonly<Record<string, number>>;
+  readonly retentionTokens: number;
+  readonly notifications: boolean;
+  /** `provider:model` for summaries; `null` uses the chat model (SUM-5). */
+  readonly summarizerModel: string | null;
+}
+
+/** `GET /api/info`: what the page shows about the server. Never a key. */
+export interface ServerInfo {
+  readonly version: string;
+  readonly agent: string;
+  /** `provider:model`. */
+  readonly model: string;
+  /** The model's id as thresholds are keyed. */
+  readonly modelId: string;
+  /** True when answers come from chatfold's fake provider (keyless try), so the UI says so. */
+  readonly fakeProvider: boolean;
+  readonly store: string;
+  /** The engine's default threshold (fraction of the budget) when no per-model one is set. */
+  readonly defaultThreshold: number;
+  readonly defaultRetentionTokens: number;
+}
+
+/** A compact, JSON-safe view of a compaction's outcome for the browser. */
+export interface WireCompactionResult {
+  readonly compacted: boolean;
+  readonly trigger: 'auto' | 'manual' | 'overflow';
+  readonly reason: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly messagesBefore: number;
+  readonly messagesAfter: number;
+  /** Messages the new summary stands for, when one was written. */
+  readonly messagesSummarized?: number;
+  readonly summaryPreview?: string;
+  readonly summarySource?: 'llm' | 'extractive' | 'custom';
+  readonly durationMs: number;
+}
+
+/**
+ * Server-sent events of one turn, summarize or regenerate stream (`event:` is the `type`).
+ * `done` is always last.
+ */
+export type StreamEvent =
+  | { readonly type: 'step-start'; readonly step: number; readonly promptTokens: number }
+  | { readonly type: 'text-delta'; readonly text: string }
+  | { readonly type: 'reasoning-delta'; readonly text: string }
+  | {
+      readonly type: 'tool-call';
+      readonly callId: string;
+      readonly toolName: string;
+      readonly input: string;
+      readonly path?: string;
+    }
+  | {
+      readonly type: 'tool-result';
+      readonly callId: string;
+      readonly toolName: string;
+      readonly output: string;
+      readonly chars: number;
+      readonly isError: boolean;
+      readonly truncated: boolean;
+    }
+  | { readonly type: 'message'; readonly message: WireMessage }
+  | { readonly type: 'usage'; readonly inputTokens?: number; readonly outputTokens?: number }
+  | {
+      readonly type: 'compaction-start';
+      readonly trigger: 'auto' | 'manual' | 'overflow';
+      readonly tokens: number;
+      readonly messages: number;
+    }
+  | { readonly type: 'compaction-progress'; readonly text: string }
+  | { readonly type: 'compaction-end'; readonly result: WireCompactionResult }
+  | { readonly type: 'compaction-fallback'; readonly reason: string }
+  | { readonly type: 'compaction-error'; readonly message: string }
+  | { readonly type: 'error'; readonly code?: string; readonly message: string }
+  | { readonly type: 'gauge'; readonly gauge: Gauge }
+  | { readonly type: 'done'; readonly reason: 'stop' | 'aborted' | 'step-limit' | 'error' };
+
+/** Every error body of the API. */
+export interface ApiError {
+  readonly error: { readonly code: string; readonly message: string };
+}

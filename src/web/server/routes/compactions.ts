@@ -1,0 +1,102 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { DEFAULTS } from '../../../defaults.ts';
+import type { CompactionPreview } from '../../api-types.ts';
+import { parseBody, sessionIdParam } from '../parse-request.ts';
+import { regenerateSummary } from '../regenerate-summary.ts';
+import { requireSession, toWireCompaction } from '../session-view.ts';
+import { streamAgentEvents } from '../stream-events.ts';
+import type { WebDeps } from '../web-deps.ts';
+
+/** Longest custom instruction for the summarizer (SUM-3). */
+export const MAX_INSTRUCTIONS_CHARS = 4000;
+
+const summarizeBody = z.strictObject({
+  instructions: z
+    .string()
+    .trim()
+    .max(MAX_INSTRUCTIONS_CHARS, `instructions have at most ${MAX_INSTRUCTIONS_CHARS} characters`)
+    .optional(),
+});
+
+/** Omits empty instructions (a blank textarea). */
+const instructionsOf = (body: z.infer<typeof summarizeBody>): { instructions?: string } =>
+  body.instructions === undefined || body.instructions === '' ? {} : { instructions: body.instructions };
+
+/**
+ * Compactions of a session (WEB-4, WEB-5, WEB-6):
+ * - `GET /api/sessions/:id/compactions`: every compaction, newest first (trigger, time,
+ *   tokens before → after, duration, summarizer model).
+ * - `POST …/compactions/preview { instructions? }`: the engine's dry-run plan for the
+ *   confirmation dialog — total messages, messages to summarize, estimated tokens after — with
+ *   no model call (FR-2.3.2); a warning when there is little to gain (FR-5.4.2).
+ * - `POST …/compactions { instructions? }`: "Summarize conversation history" (FR-2.1), streamed
+ *   like a turn: compaction start, the summary as it is written, end with the result.
+ * - `POST …/compactions/regenerate`: a new summary written from the original messages.
+ */
+export function compactionRoutes(deps: WebDeps): Hono {
+  return new Hono()
+    .get('/:id/compactions', async (context) => {
+      const sessionId = sessionIdParam(context);
+      await requireSession(deps.store, sessionId);
+      const agent = await deps.pool.agent(sessionId);
+      const records = await agent.session.compactions();
+      return context.json({ compactions: [...records].reverse().map(toWireCompaction) });
+    })
+    .post('/:id/compactions/preview', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const body = await parseBody(context, summarizeBody);
+      await requireSession(deps.store, sessionId);
+      const agent = await deps.pool.agent(sessionId);
+      const [status, plan] = await Promise.all([
+        agent.session.status(),
+        agent.session.compact({ mode: 'manual', dryRun: true, ...instructionsOf(body) }),
+      ]);
+      const summarized = plan.stages.reduce((sum, stage) => sum + stage.summarized, 0);
+      const messagesToSummarize = summarized > 0 ? summarized : plan.dropped.length;
+      const warning =
+        messagesToSummarize === 0
+          ? 'Nothing to summarize yet: every message is within the recent messages that are always kept.'
+          : plan.tokensBefore < DEFAULTS.floor
+            ? `The conversation is short (${plan.tokensBefore.toLocaleString('en-US')} tokens, below the ${DEFAULTS.floor.toLocaleString('en-US')}-token minimum for automatic compaction): summarizing now saves little.`
+            : undefined;
+      const preview: CompactionPreview = {
+        totalMessages: status.messagesInHistory,
+        messagesToSummarize,
+        tokensBefore: plan.tokensBefore,
+        estimatedTokensAfter: plan.tokensAfter,
+        ...(warning === undefined ? {} : { warning }),
+      };
+      return context.json(preview);
+    })
+    .post('/:id/compactions', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const body = await parseBody(context, summarizeBody);
+      await requireSession(deps.store, sessionId);
+      const release = deps.pool.begin(sessionId);
+      try {
+        const agent = await deps.pool.agent(sessionId);
+        return streamAgentEvents(context, {
+          run: (signal) => agent.summarize({ ...instructionsOf(body), signal }),
+          gauge: () => deps.gauge(sessionId),
+          redact: deps.redact,
+          onEnd: release,
+        });
+      } catch (error) {
+        release();
+        throw error;
+      }
+    })
+    .post('/:id/compactions/regenerate', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const body = await parseBody(context, summarizeBody);
+      await requireSession(deps.store, sessionId);
+      const release = deps.pool.begin(sessionId);
+      return streamAgentEvents(context, {
+        run: (signal) => regenerateSummary({ deps, sessionId, signal, ...instructionsOf(body) }),
+        gauge: () => deps.gauge(sessionId),
+        redact: deps.redact,
+        onEnd: release,
+      });
+    });
+}

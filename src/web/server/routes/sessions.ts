@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { SessionView } from '../../api-types.ts';
+import { AUTO_COMPACTION_KEY, TITLE_KEY } from '../agent-pool.ts';
+import { parseBody, sessionIdParam } from '../parse-request.ts';
+import { requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
+import type { WebDeps } from '../web-deps.ts';
+
+/** Messages of the active context the chat view loads at once; older ones are in the full history. */
+export const CHAT_VIEW_LIMIT = 200;
+/** Sessions the list shows. */
+export const SESSION_LIST_LIMIT = 200;
+
+/** Titles are plain text (rendered as text, never HTML: WEB-8). */
+const title = z
+  .string()
+  .trim()
+  .min(1, 'a title must not be empty')
+  .max(200, 'a title has at most 200 characters');
+
+const createBody = z.strictObject({ title: title.optional() });
+const updateBody = z
+  .strictObject({ title: title.optional(), autoCompaction: z.enum(['inherit', 'on', 'off']).optional() })
+  .refine(
+    (body) => body.title !== undefined || body.autoCompaction !== undefined,
+    'expected title or autoCompaction',
+  );
+
+/**
+ * Sessions (WEB-1): `GET /api/sessions` (list), `POST /api/sessions` (new), `GET
+ * /api/sessions/:id` (the chat view: summary, messages since it, gauge), `PATCH
+ * /api/sessions/:id` (rename, per-session auto-compaction), `GET /api/sessions/:id/gauge`.
+ */
+export function sessionRoutes(deps: WebDeps): Hono {
+  const { store } = deps;
+  return new Hono()
+    .get('/', async (context) => {
+      const sessions = await store.listSessions({ limit: SESSION_LIST_LIMIT });
+      return context.json({ sessions: sessions.map(toWireSession) });
+    })
+    .post('/', async (context) => {
+      const body = await parseBody(context, createBody);
+      const id = `s-${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+      const info = await store.ensureSession(id, body.title === undefined ? {} : { [TITLE_KEY]: body.title });
+      return context.json({ session: toWireSession(info) }, 201);
+    })
+    .get('/:id', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const info = await requireSession(store, sessionId);
+      const agent = await deps.pool.agent(sessionId);
+      const [entries, snapshot, gauge] = await Promise.all([
+        agent.session.history({ limit: CHAT_VIEW_LIMIT }),
+        store.latestSnapshot(sessionId, 'summary'),
+        deps.gauge(sessionId),
+      ]);
+      // The chat shows the active context (summary on top); summarized and omitted messages
+      // are in the full history view (WEB-6).
+      const active = [...entries]
+        .sort((a, b) => a.seq - b.seq)
+        .filter((entry) => entry.status !== 'summarized' && entry.status !== 'omitted');
+      const summary = snapshot === undefined ? undefined : toWireSummary(snapshot);
+      const inContextTotal = Math.max(0, gauge.messagesInHistory - gauge.messagesSummarized);
+      const view: SessionView = {
+        session: toWireSession(info),
+        gauge,
+        ...(summary === undefined ? {} : { summary }),
+        messages: toWireMessages(active.filter((entry) => entry.message.role !== 'system')),
+        olderInContext: entries.length < CHAT_VIEW_LIMIT ? 0 : Math.max(0, inContextTotal - active.length),
+      };
+      return context.json(view);
+    })
+    .patch('/:id', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const body = await parseBody(context, updateBody);
+      await requireSession(store, sessionId);
+      const info = await store.ensureSession(sessionId, {
+        ...(body.title === undefined ? {} : { [TITLE_KEY]: body.title }),
+        ...(body.autoCompaction === undefined ? {} : { [AUTO_COMPACTION_KEY]: body.autoCompaction }),
+      });
+      return context.json({ session: toWireSession(info) });
+    })
+    .get('/:id/gauge', async (context) => {
+      const sessionId = sessionIdParam(context);
+      await requireSession(store, sessionId);
+      return context.json({ gauge: await deps.gauge(sessionId) });
+    });
+}

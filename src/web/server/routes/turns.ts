@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { TITLE_KEY } from '../agent-pool.ts';
+import { parseBody, sessionIdParam } from '../parse-request.ts';
+import { requireSession } from '../session-view.ts';
+import { streamAgentEvents } from '../stream-events.ts';
+import type { WebDeps } from '../web-deps.ts';
+
+/** Longest user message the API takes (WEB-8: bounded requests). */
+export const MAX_TURN_CHARS = 100_000;
+/** Characters of the first message used as the title of an untitled session. */
+const TITLE_FROM_TEXT = 60;
+
+const turnBody = z.strictObject({
+  text: z
+    .string()
+    .max(MAX_TURN_CHARS, `a message has at most ${MAX_TURN_CHARS.toLocaleString('en-US')} characters`)
+    .refine((text) => text.trim() !== '', 'a message must not be empty'),
+});
+
+/** A one-line title from the first message of a session. */
+export function titleFromText(text: string): string {
+  const line = text.trim().replace(/\s+/g, ' ');
+  return line.length <= TITLE_FROM_TEXT ? line : `${line.slice(0, TITLE_FROM_TEXT - 1)}…`;
+}
+
+/**
+ * `POST /api/sessions/:id/turns { text }` (WEB-1): runs one turn of the agent — the same tool
+ * loop as `chatfold chat` (AG-3) — and streams it as server-sent events: text deltas, tool
+ * calls, usage, compaction start / progress / end / fallback, the gauge, `done`. Closing the
+ * connection stops the turn; what was produced stays in the session.
+ */
+export function turnRoutes(deps: WebDeps): Hono {
+  return new Hono().post('/:id/turns', async (context) => {
+    const sessionId = sessionIdParam(context);
+    const { text } = await parseBody(context, turnBody);
+    const info = await requireSession(deps.store, sessionId);
+    const release = deps.pool.begin(sessionId);
+    try {
+      const agent = await deps.pool.agent(sessionId);
+      if (typeof info.metadata?.[TITLE_KEY] !== 'string') {
+        await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
+      }
+      return streamAgentEvents(context, {
+        run: (signal) => agent.run(text, { signal }),
+        gauge: () => deps.gauge(sessionId),
+        redact: deps.redact,
+        onEnd: release,
+      });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  });
+}
