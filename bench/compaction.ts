@@ -43,8 +43,8 @@ for (const size of [1000, 10_000, 100_000]) {
   const ms = await medianMs(() => compact(messages, options), { runs: size >= 100_000 ? 5 : 11, warmup: 1 });
   planning[`${size / 1000}k`] = {
     messages: messages.length,
-    tokensBefore: first.report.tokensBefore,
-    tokensAfter: first.report.tokensAfter,
+    tokensBefore: first.plan.tokensBefore,
+    tokensAfter: first.plan.tokensAfter,
     ms,
   };
 }
@@ -119,7 +119,7 @@ const cfMs = await medianMs(
 let trimOutput: readonly Message[] = [];
 const trimMs = await medianMs(
   () => {
-    trimOutput = trimToTokens(session, { maxTokens, counter });
+    trimOutput = trimToTokens(session, { maxTokens, counter, includeSystem: true, startOn: 'human' });
   },
   { runs: 201, warmup: 5 },
 );
@@ -145,7 +145,12 @@ const coldLc = await medianMs(
 );
 const coldTrim = await medianMs(
   () => {
-    trimToTokens(session, { maxTokens, counter: createTokenCounter({ tokenizer: 'anthropic:claude' }) });
+    trimToTokens(session, {
+      maxTokens,
+      counter: createTokenCounter({ tokenizer: 'anthropic:claude' }),
+      includeSystem: true,
+      startOn: 'human',
+    });
   },
   { runs: 3, warmup: 0 },
 );
