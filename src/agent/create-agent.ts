@@ -3,7 +3,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { importPeer } from '../errors/import-peer.ts';
 import type { MessageInput, Provider } from '../messages/types.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
-import type { Session, SessionCompactOptions } from '../session/types.ts';
+import type { Session } from '../session/types.ts';
 import { prepareTools } from './agent-tools.ts';
 import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
@@ -11,15 +11,27 @@ import { chatfoldProviderOf, createLanguageModel, PROVIDER_KEYS } from './langua
 import { INSTRUCTIONS_METADATA_KEY, type RunContext, runLoop } from './run-loop.ts';
 import { agentEventOf } from './session-events.ts';
 import { streamingSummarizer } from './streaming-summarizer.ts';
+import { summaryPreviewOf } from './summary-preview.ts';
 import type {
   Agent,
   AgentEvent,
   AgentModelSpec,
   AgentOptions,
   AgentTool,
+  DoneReason,
+  PreviewOptions,
   RunOptions,
   SummarizeOptions,
 } from './types.ts';
+
+/** A `done` event of something that made no model call (a refused run, a summary). */
+const doneEvent = (reason: DoneReason): AgentEvent => ({
+  type: 'done',
+  reason,
+  steps: 0,
+  text: '',
+  usage: { inputTokens: undefined, outputTokens: undefined },
+});
 
 /** Model calls per run before it stops with `step-limit`. */
 export const DEFAULT_MAX_STEPS = 25;
@@ -112,8 +124,16 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   // The channel of the run or summary in progress: session events and summary deltas go there.
   let current: { channel: EventChannel<AgentEvent>; signal: AbortSignal } | undefined;
   const forward = (event: AgentEvent): void => current?.channel.push(event);
+  const summarizerId =
+    options.summarizer === undefined
+      ? label
+      : isSpec(options.summarizer)
+        ? `${options.summarizer.provider}:${options.summarizer.name}`
+        : typeof options.summarizer === 'string'
+          ? options.summarizer
+          : options.summarizer.modelId;
   const summarizer = streamingSummarizer(ai, summarizerModel, {
-    onDelta: (delta) => forward({ type: 'compaction-progress', stage: 'summarize', delta }),
+    modelId: summarizerId,
     signal: () => current?.signal,
   });
   const chatfold = createChatfold({
@@ -164,13 +184,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
             message: 'another run of this agent is in progress; wait for its done event',
             error: undefined,
           });
-          channel.push({
-            type: 'done',
-            reason: 'error',
-            steps: 0,
-            text: '',
-            usage: { inputTokens: undefined, outputTokens: undefined },
-          });
+          channel.push(doneEvent('error'));
           channel.close();
           return channel[Symbol.asyncIterator]();
         }
@@ -210,25 +224,16 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     summarize(summarizeOptions: SummarizeOptions = {}) {
       return stream(summarizeOptions.signal, async (signal, emit) => {
         try {
-          const compactOptions: SessionCompactOptions & Record<string, unknown> = {
-            manual: true,
+          await session.compact({
             mode: 'manual',
             signal,
             ...(summarizeOptions.instructions === undefined
               ? {}
               : { instructions: summarizeOptions.instructions }),
-          };
-          await session.compact(compactOptions);
-          emit({
-            type: 'done',
-            reason: signal.aborted ? 'aborted' : 'stop',
-            steps: 0,
-            text: '',
-            usage: { inputTokens: undefined, outputTokens: undefined },
           });
+          emit(doneEvent(signal.aborted ? 'aborted' : 'stop'));
         } catch (error) {
-          const aborted = signal.aborted;
-          if (!aborted) {
+          if (!signal.aborted) {
             emit({
               type: 'error',
               code: ChatfoldError.isInstance(error) ? error.code : undefined,
@@ -236,15 +241,17 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
               error,
             });
           }
-          emit({
-            type: 'done',
-            reason: aborted ? 'aborted' : 'error',
-            steps: 0,
-            text: '',
-            usage: { inputTokens: undefined, outputTokens: undefined },
-          });
+          emit(doneEvent(signal.aborted ? 'aborted' : 'error'));
         }
       });
+    },
+    async previewSummary(previewOptions: PreviewOptions = {}) {
+      const plan = await session.compact({
+        mode: 'manual',
+        dryRun: true,
+        ...(previewOptions.instructions === undefined ? {} : { instructions: previewOptions.instructions }),
+      });
+      return summaryPreviewOf(plan, (await session.status()).messagesInHistory);
     },
   };
 }

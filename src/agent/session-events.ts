@@ -10,9 +10,8 @@ const modeOf = (value: unknown): AgentCompactionMode =>
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * Translates a session event into the agent's vocabulary (HK-3). Summary text deltas come from
- * the agent's own streaming summarizer, so the session's deltas are not repeated; snapshot
- * bookkeeping is not a user-visible event.
+ * Translates a session event into the agent's vocabulary (HK-3). Snapshot bookkeeping and the
+ * summarizer back-off are not user-visible events (the failure itself is a `compaction-fallback`).
  */
 export function agentEventOf(event: SessionEvent): AgentEvent | undefined {
   const record = event as unknown as Record<string, unknown>;
@@ -26,9 +25,11 @@ export function agentEventOf(event: SessionEvent): AgentEvent | undefined {
         messages: Number(record.messages),
       };
     case 'compaction-progress':
-      return record.delta === undefined
-        ? { type: 'compaction-progress', stage: String(record.stage ?? ''), delta: undefined }
-        : undefined;
+      return {
+        type: 'compaction-progress',
+        stage: String(record.stage ?? ''),
+        delta: typeof record.delta === 'string' ? record.delta : undefined,
+      };
     case 'compaction-end': {
       const report = record.report as CompactionReport & { trigger?: unknown };
       return {
@@ -50,13 +51,6 @@ export function agentEventOf(event: SessionEvent): AgentEvent | undefined {
         source: record.source === 'stage' ? 'stage' : 'summarizer',
         fallback: String(record.fallback ?? 'extractive'),
         reason: String(record.reason ?? ''),
-      };
-    case 'summarizer-fallback':
-      return {
-        type: 'compaction-fallback',
-        source: 'summarizer',
-        fallback: 'extractive',
-        reason: String(record.reason ?? 'the summarizer failed'),
       };
     default:
       return undefined;

@@ -5,21 +5,21 @@ type AiSdk = typeof import('ai');
 
 /** Options of {@link streamingSummarizer}. */
 export interface StreamingSummarizerOptions {
-  /** Receives each piece of summary text as the model streams it (`compaction-progress`). */
-  readonly onDelta: (delta: string) => void;
+  /** The model id recorded with each summary (`/compactions`, WEB-6). */
+  readonly modelId: string;
   /** The signal of the run or `/summarize` in progress: aborting it stops the summary call. */
   readonly signal: () => AbortSignal | undefined;
 }
 
 /**
  * A chatfold summarizer (SUM-5) that streams: the summary call runs through `streamText`, each
- * delta is reported for the progress display, and both the compaction's timeout and the user's
- * abort (Ctrl-C, a closed tab) stop it.
+ * delta goes to `request.onDelta` (the session turns it into `compaction-progress` events), and
+ * both the compaction's own signal (timeout, abort) and the user's run signal stop it.
  */
 export function streamingSummarizer(
   ai: AiSdk,
   model: LanguageModel,
-  { onDelta, signal }: StreamingSummarizerOptions,
+  { modelId, signal }: StreamingSummarizerOptions,
 ): Summarizer {
   return async (request) => {
     const user = signal();
@@ -37,13 +37,13 @@ export function streamingSummarizer(
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') {
         text += part.text;
-        onDelta(part.text);
+        request.onDelta?.(part.text);
       } else if (part.type === 'error') {
         throw part.error;
       } else if (part.type === 'abort') {
         throw abortSignal.reason ?? new Error('the summary was aborted');
       }
     }
-    return text;
+    return { text, model: modelId };
   };
 }

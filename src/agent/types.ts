@@ -4,7 +4,7 @@
  * nothing else, so this union is a stable contract: fields are only ever added.
  */
 import type { FlexibleSchema, LanguageModel } from 'ai';
-import type { CompactionHooks, CompactionReport } from '../compaction/types.ts';
+import type { CompactionHooks, CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import type { Message, MessageInput } from '../messages/types.ts';
 import type { Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
@@ -303,6 +303,31 @@ export interface SummarizeOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of `agent.previewSummary()`. */
+export interface PreviewOptions {
+  readonly instructions?: string;
+}
+
+/**
+ * What `/summarize` would do now, computed without a model call (API-1 `dryRun`): the numbers
+ * a confirmation dialog shows (WEB-5) before the summary runs.
+ */
+export interface SummaryPreview {
+  /** False when there is nothing to compact (`reason` says why). */
+  readonly willCompact: boolean;
+  readonly reason: string;
+  /** Every message in the store. */
+  readonly messagesInHistory: number;
+  /** Messages a new summary would fold in (excluding those an earlier summary already covers). */
+  readonly messagesToSummarize: number;
+  /** Tokens of the prompt now. */
+  readonly tokensBefore: number;
+  /** Estimated tokens after (the preview uses the extractive summary's size). */
+  readonly tokensAfter: number;
+  /** The plan itself, for UIs that show more. */
+  readonly plan: CompactionPlan;
+}
+
 /** An agent bound to one chatfold session (AG-3). */
 export interface Agent {
   readonly name: string;
@@ -321,4 +346,6 @@ export interface Agent {
   ): AsyncIterable<AgentEvent>;
   /** Compacts now (manual), streaming `compaction-*` events, then `done`. History is never lost. */
   summarize(options?: SummarizeOptions): AsyncIterable<AgentEvent>;
+  /** What `summarize()` would do now, without a model call or any change. */
+  previewSummary(options?: PreviewOptions): Promise<SummaryPreview>;
 }
