@@ -1,0 +1,236 @@
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { describe } from './normalize.ts';
+import { type ContentItem, contentOf, isEmptyContent, withContent } from './prune-messages-content.ts';
+import type { Message } from './types.ts';
+
+/** Which messages lose something: all, all but the last one, all but the last N, or none. */
+export type PruneScope = 'all' | 'before-last-message' | `before-last-${number}-messages`;
+
+/** A `toolCalls` rule: prune the tool content of these tools (all tools when `tools` is absent). */
+export interface ToolCallPruning {
+  readonly type: PruneScope;
+  readonly tools?: readonly string[];
+}
+
+/** Options of {@link pruneMessages}: the Vercel AI SDK's, over neutral messages. */
+export interface PruneMessagesOptions {
+  readonly messages: readonly Message[];
+  /** Remove reasoning from assistant messages: `'all'`, `'before-last-message'` or `'none'` (default). */
+  readonly reasoning?: 'all' | 'before-last-message' | 'none';
+  /**
+   * Remove tool calls, results and approvals: a scope for every tool, `'none'`, or a list of
+   * per-tool rules applied in order. Default `[]` (nothing).
+   */
+  readonly toolCalls?: PruneScope | 'none' | readonly ToolCallPruning[];
+  /** Drop messages left without content (default `'remove'`) or keep them. */
+  readonly emptyMessages?: 'keep' | 'remove';
+}
+
+const invalid = (option: string, message: string): ChatfoldError =>
+  new ChatfoldError('E_INVALID_OPTIONS', `pruneMessages: ${message}`, { option });
+
+const SCOPE = /^before-last-(\d+)-messages$/;
+
+/** How many trailing messages a scope keeps: undefined for `'all'`, 0 counts as `'all'`. */
+function keptTail(scope: unknown, option: string): number | undefined {
+  if (scope === 'all') return undefined;
+  if (scope === 'before-last-message') return 1;
+  const match = typeof scope === 'string' ? SCOPE.exec(scope) : null;
+  if (match === null) {
+    throw invalid(
+      option,
+      `${option}: expected 'all', 'before-last-message' or 'before-last-N-messages', received ${typeof scope === 'string' ? JSON.stringify(scope) : describe(scope)}`,
+    );
+  }
+  const count = Number(match[1]);
+  return count === 0 ? undefined : count; // the AI SDK prunes everything when keeping 0
+}
+
+function rulesOf(toolCalls: unknown): { keep: number | undefined; tools: readonly string[] | undefined }[] {
+  if (toolCalls === 'none') return [];
+  if (typeof toolCalls === 'string') return [{ keep: keptTail(toolCalls, 'toolCalls'), tools: undefined }];
+  if (!Array.isArray(toolCalls)) {
+    throw invalid(
+      'toolCalls',
+      `toolCalls: expected a scope, 'none' or a list of rules, received ${describe(toolCalls)}`,
+    );
+  }
+  return toolCalls.map((rule: unknown, i) => {
+    const where = `toolCalls[${i}]`;
+    if (typeof rule !== 'object' || rule === null) {
+      throw invalid('toolCalls', `${where}: expected { type, tools? }, received ${describe(rule)}`);
+    }
+    const { type, tools } = rule as { type?: unknown; tools?: unknown };
+    if (tools !== undefined && !(Array.isArray(tools) && tools.every((name) => typeof name === 'string'))) {
+      throw invalid(
+        'toolCalls',
+        `${where}.tools: expected an array of tool names, received ${describe(tools)}`,
+      );
+    }
+    return { keep: keptTail(type, `${where}.type`), tools: tools as readonly string[] | undefined };
+  });
+}
+
+const isReasoning = (item: ContentItem) => item.type === 'reasoning' || item.type === 'reasoning-file';
+const isToolItem = (item: ContentItem) =>
+  item.type === 'tool-call' ||
+  item.type === 'tool-result' ||
+  item.type === 'tool-approval-request' ||
+  item.type === 'tool-approval-response';
+
+/**
+ * Reasoning that leads into content which was all pruned goes too: a run of reasoning items
+ * belongs to what follows it (an OpenAI reasoning item without its following item is rejected).
+ */
+function dropOrphanReasoning(items: readonly ContentItem[], keep: boolean[]): void {
+  for (let start = 0; start < items.length; start++) {
+    if (!isReasoning(items[start] as ContentItem)) continue;
+    let end = start + 1;
+    while (end < items.length && isReasoning(items[end] as ContentItem)) end++;
+    let next = end;
+    let hasFollowing = false;
+    let keepsFollowing = false;
+    for (; next < items.length && !isReasoning(items[next] as ContentItem); next++) {
+      hasFollowing = true;
+      keepsFollowing ||= keep[next] === true;
+    }
+    if (hasFollowing && !keepsFollowing) keep.fill(false, start, end);
+    start = next - 1;
+  }
+}
+
+/**
+ * Prunes reasoning, tool content and empty messages with the options and semantics of the Vercel
+ * AI SDK's `pruneMessages` (STR-9; behaviour of `ai` 7.0.173), over neutral messages:
+ * - `reasoning`: removes reasoning parts of assistant messages (all, or all but the last message's);
+ * - `toolCalls`: removes tool calls, results and approvals outside the last N messages, for every
+ *   tool or per tool. Calls whose results (or approvals) are in the kept tail stay, so no result
+ *   is ever left without its call; reasoning that led only into pruned content goes with it;
+ * - `emptyMessages`: drops messages left without content (the default) or keeps them.
+ *
+ * Tool approvals and other AI SDK parts that `fromAiSdk` carries in metadata are pruned like the
+ * SDK prunes them. A result's tool is its call's name when the call is in the list (the AI SDK
+ * reads the result's own `toolName`, which may be absent in neutral messages or, in broken
+ * histories, differ). Messages that lose nothing are the caller's objects; the input is not mutated.
+ *
+ * @param options The messages (oldest first) and what to prune.
+ * @returns The pruned messages.
+ * @throws ChatfoldError `E_INVALID_MESSAGES` when `messages` is not an array, `E_INVALID_OPTIONS`
+ *   for an unknown option value (e.g. `'before-last-two-messages'`).
+ * @example
+ * const history = pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages' });
+ */
+export function pruneMessages({
+  messages,
+  reasoning = 'none',
+  toolCalls = [],
+  emptyMessages = 'remove',
+}: PruneMessagesOptions): Message[] {
+  if (!Array.isArray(messages)) {
+    throw new ChatfoldError(
+      'E_INVALID_MESSAGES',
+      `pruneMessages: expected { messages: Message[] }, received messages: ${describe(messages)}`,
+      {},
+    );
+  }
+  if (reasoning !== 'all' && reasoning !== 'before-last-message' && reasoning !== 'none') {
+    throw invalid(
+      'reasoning',
+      `reasoning: expected 'all', 'before-last-message' or 'none', received ${JSON.stringify(reasoning)}`,
+    );
+  }
+  if (emptyMessages !== 'keep' && emptyMessages !== 'remove') {
+    throw invalid(
+      'emptyMessages',
+      `emptyMessages: expected 'keep' or 'remove', received ${JSON.stringify(emptyMessages)}`,
+    );
+  }
+  const rules = rulesOf(toolCalls);
+  const contents = messages.map(contentOf);
+  const changed = new Array<boolean>(messages.length).fill(false);
+  const filter = (index: number, keep: readonly boolean[]) => {
+    if (keep.every(Boolean)) return;
+    contents[index] = (contents[index] as ContentItem[]).filter((_, i) => keep[i]);
+    changed[index] = true;
+  };
+
+  if (reasoning !== 'none') {
+    messages.forEach((message, index) => {
+      if (message.role !== 'assistant') return;
+      if (reasoning === 'before-last-message' && index === messages.length - 1) return;
+      filter(
+        index,
+        (contents[index] as ContentItem[]).map((item) => !isReasoning(item)),
+      );
+    });
+  }
+
+  for (const rule of rules) {
+    const tailStart = rule.keep === undefined ? messages.length : Math.max(0, messages.length - rule.keep);
+    const keptCalls = new Set<string>();
+    const keptApprovals = new Set<string>();
+    const callNames = new Map<string, string>();
+    const resultNames = new Map<string, string>();
+    const approvalCalls = new Map<string, string>();
+    contents.forEach((items, index) => {
+      const role = (messages[index] as Message).role;
+      if (role !== 'assistant' && role !== 'tool') return;
+      for (const item of items) {
+        if (item.toolCallId !== undefined && item.toolName !== undefined) {
+          if (item.type === 'tool-call') callNames.set(item.toolCallId, item.toolName);
+          else if (item.type === 'tool-result') resultNames.set(item.toolCallId, item.toolName);
+        }
+        if (
+          item.type === 'tool-approval-request' &&
+          item.approvalId !== undefined &&
+          item.toolCallId !== undefined
+        ) {
+          approvalCalls.set(item.approvalId, item.toolCallId);
+        }
+        if (index < tailStart) continue;
+        if (item.toolCallId !== undefined && (item.type === 'tool-call' || item.type === 'tool-result')) {
+          keptCalls.add(item.toolCallId);
+        } else if (item.approvalId !== undefined && item.type.startsWith('tool-approval-')) {
+          keptApprovals.add(item.approvalId);
+        }
+      }
+    });
+    // A kept approval keeps the call it asks about.
+    for (const approval of keptApprovals) {
+      const call = approvalCalls.get(approval);
+      if (call !== undefined) keptCalls.add(call);
+    }
+    // A call's name wins over a result's, so a call and its result always go together.
+    const nameOf = (call: string | undefined) =>
+      call === undefined ? undefined : (callNames.get(call) ?? resultNames.get(call));
+    const toolOf = (item: ContentItem): string | undefined =>
+      item.type === 'tool-call' || item.type === 'tool-result'
+        ? (nameOf(item.toolCallId) ?? item.toolName)
+        : nameOf(item.approvalId === undefined ? undefined : approvalCalls.get(item.approvalId));
+    const keepItem = (item: ContentItem): boolean => {
+      if (!isToolItem(item)) return true;
+      if (item.type === 'tool-call' || item.type === 'tool-result') {
+        if (item.toolCallId !== undefined && keptCalls.has(item.toolCallId)) return true;
+      } else if (item.approvalId !== undefined && keptApprovals.has(item.approvalId)) return true;
+      const tool = toolOf(item);
+      return rule.tools !== undefined && tool !== undefined && !rule.tools.includes(tool);
+    };
+    for (let index = 0; index < tailStart; index++) {
+      const role = (messages[index] as Message).role;
+      if (role !== 'assistant' && role !== 'tool') continue;
+      const items = contents[index] as ContentItem[];
+      const keep = items.map(keepItem);
+      if (role === 'assistant') dropOrphanReasoning(items, keep);
+      filter(index, keep);
+    }
+  }
+
+  const out: Message[] = [];
+  messages.forEach((message, index) => {
+    const items = contents[index] as ContentItem[];
+    const pruned = changed[index] === true ? withContent(message, items) : message;
+    if (emptyMessages === 'remove' && isEmptyContent(pruned, items)) return;
+    out.push(pruned);
+  });
+  return out;
+}
