@@ -226,6 +226,8 @@ export function toAiSdk(messages: readonly Message[], options: ToProviderOptions
       opaqueItems(markers),
       (value, index) => decodeOpaque(value, forms[index]) as AiSdkPart,
     );
+    // `reasoning: 'omit'` took every part of a reasoning-only turn: send no turn, not an empty one.
+    if (content.length === 0 && message.parts.length > 0) return;
     out.push({ role: message.role, content, ...withOptions } as AiSdkMessage);
   });
   return out;
