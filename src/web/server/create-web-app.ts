@@ -21,6 +21,9 @@ import type { WebDeps } from './web-deps.ts';
 import { readWebSettings, writeWebSettings } from './web-settings.ts';
 import { asWebStore } from './web-store.ts';
 
+/** The system prompt is among a session's first messages; the gauge looks at this many. */
+const SYSTEM_PROMPT_SCAN = 4;
+
 /** Largest request body the API reads (WEB-8). */
 export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
 
@@ -51,6 +54,8 @@ export interface WebAppOptions {
   readonly fakeProvider?: boolean;
   readonly version: string;
   readonly maxBodyBytes?: number;
+  /** Where unexpected errors (HTTP 500) are reported, already redacted. Default: nowhere. */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -94,13 +99,29 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
     settings,
     async gauge(sessionId) {
       const agent = await pool.agent(sessionId);
-      return toGauge(await agent.session.status(), { systemTokens: 0 });
+      const [status, first] = await Promise.all([
+        agent.session.status(),
+        store.messages(sessionId, { limit: SYSTEM_PROMPT_SCAN }),
+      ]);
+      // The agent's instructions are the session's first (system) message (AG-3).
+      const systemTokens = first
+        .filter((row) => row.message.role === 'system')
+        .reduce((sum, row) => sum + (row.tokenEstimate ?? 0), 0);
+      return toGauge(status, { systemTokens });
     },
   };
 
   const allowed = new Set(options.allowedOrigins);
   const app = new Hono();
-  app.onError((error, context) => errorResponse(context, error, options.redact));
+  app.onError((error, context) => {
+    const response = errorResponse(context, error, options.redact);
+    if (response.status >= 500 && options.log !== undefined) {
+      options.log(
+        options.redact(`${context.req.method} ${context.req.path}: ${error.stack ?? error.message}`),
+      );
+    }
+    return response;
+  });
   app.use('*', securityHeaders());
   if (options.token === undefined) app.use('*', loopbackHostOnly());
 

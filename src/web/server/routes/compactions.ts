@@ -48,21 +48,16 @@ export function compactionRoutes(deps: WebDeps): Hono {
       const body = await parseBody(context, summarizeBody);
       await requireSession(deps.store, sessionId);
       const agent = await deps.pool.agent(sessionId);
-      const [status, plan] = await Promise.all([
-        agent.session.status(),
-        agent.session.compact({ mode: 'manual', dryRun: true, ...instructionsOf(body) }),
-      ]);
-      const summarized = plan.stages.reduce((sum, stage) => sum + stage.summarized, 0);
-      const messagesToSummarize = summarized > 0 ? summarized : plan.dropped.length;
-      const warning =
-        messagesToSummarize === 0
-          ? 'Nothing to summarize yet: every message is within the recent messages that are always kept.'
-          : plan.tokensBefore < DEFAULTS.floor
-            ? `The conversation is short (${plan.tokensBefore.toLocaleString('en-US')} tokens, below the ${DEFAULTS.floor.toLocaleString('en-US')}-token minimum for automatic compaction): summarizing now saves little.`
-            : undefined;
+      const plan = await agent.previewSummary(instructionsOf(body));
+      // FR-5.4.2: allowed with few tokens, with a warning.
+      const warning = !plan.willCompact
+        ? `Nothing to summarize now: ${plan.reason}.`
+        : plan.tokensBefore < DEFAULTS.floor
+          ? `The conversation is short (${plan.tokensBefore.toLocaleString('en-US')} tokens, below the ${DEFAULTS.floor.toLocaleString('en-US')}-token minimum for automatic compaction): summarizing now saves little.`
+          : undefined;
       const preview: CompactionPreview = {
-        totalMessages: status.messagesInHistory,
-        messagesToSummarize,
+        totalMessages: plan.messagesInHistory,
+        messagesToSummarize: plan.messagesToSummarize,
         tokensBefore: plan.tokensBefore,
         estimatedTokensAfter: plan.tokensAfter,
         ...(warning === undefined ? {} : { warning }),
