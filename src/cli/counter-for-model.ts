@@ -2,11 +2,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { ResolvedModel } from '../models/resolve-model.ts';
 import { counterFor } from '../tokens/count-tokens.ts';
 import type { TokenCounter } from '../tokens/types.ts';
-
-/** Writes a warning line to stderr (CLI-5: diagnostics never mix with stdout). */
-export function warn(message: string): void {
-  process.stderr.write(`chatfold: warning: ${message}\n`);
-}
+import { warn } from './diagnostics.ts';
 
 /**
  * The local counter for a resolved model: the shared counter of its tokenizer, or for

@@ -295,7 +295,10 @@ describe('chatfold count --exact through the provider count endpoints (TOK-4)', 
       '--exact',
       '--json',
     ]);
-    expect(run.stderr).toBe('');
+    // Said, not silently ignored (issue 9 §4); stdout stays the JSON.
+    expect(run.stderr).toBe(
+      'chatfold: note: --exact: openai has no count-tokens endpoint; the local openai:o200k_base count is already exact\n',
+    );
     expect(JSON.parse(run.stdout)).toMatchObject({ exact: true, total: 124 });
     expect(server.requests).toHaveLength(0);
   });

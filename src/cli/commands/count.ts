@@ -5,9 +5,11 @@ import type { CountFallback } from '../../integrations/count-tokens/provider-cou
 import type { Message } from '../../messages/types.ts';
 import { type ResolvedModel, resolveModel } from '../../models/resolve-model.ts';
 import type { TokenCount, TokenCounter } from '../../tokens/types.ts';
-import { counterForModel, warn } from '../counter-for-model.ts';
+import { counterForModel } from '../counter-for-model.ts';
+import { note, warn } from '../diagnostics.ts';
 import { CONVERSATION_FORMATS, type ConversationFormat, loadConversation } from '../load-conversation.ts';
 import { defaultModelFor, parseFormat, parsePositiveInteger, print } from '../options.ts';
+import { plural } from '../plural.ts';
 import { readModelRegistry } from '../read-model-registry.ts';
 import { renderTable } from '../render-table.ts';
 
@@ -81,8 +83,16 @@ async function countExact(
     });
   }
   if (counter?.countExact === undefined) {
-    if (local.accuracy !== 'exact')
-      warn(`--exact: ${model.provider} has no count-tokens endpoint chatfold uses; counted locally`);
+    if (local.accuracy === 'exact') {
+      // OpenAI has no count endpoint, and needs none: its BPE tokenizer runs locally (TOK-3).
+      note(
+        `--exact: ${model.provider} has no count-tokens endpoint; the local ${local.tokenizer} count is already exact`,
+      );
+    } else {
+      warn(
+        `--exact: ${model.provider} has no count-tokens endpoint chatfold uses; counted locally (${local.accuracy})`,
+      );
+    }
     return local.count(messages);
   }
   return counter.countExact(messages);
@@ -103,7 +113,7 @@ export function registerCount(program: Command): void {
     .option('--json', 'print machine-readable JSON')
     .option(
       '--exact',
-      "Anthropic and Google models: ask the provider's count-tokens endpoint (needs an API key)",
+      "Anthropic and Google models: ask the provider's count-tokens endpoint (needs an API key); OpenAI counts are exact without it",
     )
     .option('--timeout <ms>', 'timeout of the --exact request (default 5000)', parsePositiveInteger)
     .option('--registry <file>', 'a model registry file that extends and overrides the bundled one')
@@ -144,7 +154,7 @@ export function registerCount(program: Command): void {
         print(line);
       print();
       print(
-        `${messages.length} messages, ${result.total.toLocaleString('en-US')} tokens (${result.accuracy}, ${result.tokenizer}, model ${model.id}, format ${format})`,
+        `${plural(messages.length, 'message')}, ${plural(result.total, 'token')} (${result.accuracy}, ${result.tokenizer}, model ${model.id}, format ${format})`,
       );
     });
 }

@@ -3,6 +3,7 @@ import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { loadFakeScript } from '../../fake-provider/load-script.ts';
 import { startFakeProvider } from '../../fake-provider/server.ts';
 import { parsePositiveInteger, print } from '../options.ts';
+import { plural } from '../plural.ts';
 
 interface FakeProviderCliOptions {
   port: number;
@@ -74,8 +75,7 @@ export function registerFakeProvider(program: Command): void {
         `  Gemini     httpOptions.baseUrl ${url}  (models/{model}:generateContent, :streamGenerateContent, :countTokens)`,
       );
       if (script !== undefined) {
-        const rules = script.rules.length;
-        print(`script: ${rules} ${rules === 1 ? 'rule' : 'rules'} from ${options.script}`);
+        print(`script: ${plural(script.rules.length, 'rule')} from ${options.script}`);
       }
       print(
         `context limit: ${options.contextLimit === undefined ? 'none' : `${options.contextLimit.toLocaleString('en-US')} tokens`}; any API key is accepted; Ctrl-C stops`,

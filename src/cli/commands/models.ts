@@ -3,6 +3,7 @@ import { listModels } from '../../models/list-models.ts';
 import type { ModelEntry } from '../../models/registry.ts';
 import { BUNDLED_MODELS_SOURCES } from '../../models/registry.ts';
 import { print } from '../options.ts';
+import { plural } from '../plural.ts';
 import { readModelRegistry } from '../read-model-registry.ts';
 import { renderTable } from '../render-table.ts';
 
@@ -80,7 +81,7 @@ export function registerModels(program: Command): void {
       print();
       const sources = BUNDLED_MODELS_SOURCES.sources.map((s) => `${s.name} ${s.version}`).join(', ');
       print(
-        `${models.length} models; prices in US dollars per million tokens; bundled data of ${BUNDLED_MODELS_SOURCES.generatedAt} from ${sources}${options.registry === undefined ? '' : `, extended by ${options.registry}`}`,
+        `${plural(models.length, 'model')}; prices in US dollars per million tokens; bundled data of ${BUNDLED_MODELS_SOURCES.generatedAt} from ${sources}${options.registry === undefined ? '' : `, extended by ${options.registry}`}`,
       );
     });
 }
