@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { deepFreeze } from '../shared/deep-freeze.ts';
 import { searchableText } from '../shared/message-text.ts';
 import type { Snapshot, SnapshotKind, StoredMessage } from '../types.ts';
 import { JsonlLog } from './jsonl-log.ts';
@@ -233,13 +234,4 @@ function parseSnapshot(value: unknown, sessionId: string): Snapshot | string {
     return 'expected numbers';
   if (typeof value.createdAt !== 'string' || !('content' in value)) return 'expected createdAt and content';
   return deepFreeze(value) as unknown as Snapshot;
-}
-
-/** Freezes a parsed JSON value in place, so rows can be handed out without copying. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

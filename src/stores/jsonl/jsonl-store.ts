@@ -4,6 +4,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import type { JsonValue, Message } from '../../messages/types.ts';
+import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
@@ -23,7 +24,7 @@ import type {
 } from '../types.ts';
 import { fsyncDirectory, readJsonFile, writeFileAtomic } from './atomic-file.ts';
 import { acquireFileLock, FILE_LOCK_DEFAULTS, storeError } from './file-lock.ts';
-import { deepFreeze, JsonlSession, type RowLine, SESSION_FILES } from './jsonl-session.ts';
+import { JsonlSession, type RowLine, SESSION_FILES } from './jsonl-session.ts';
 import { SESSIONS_FOLDER, sessionFolderName } from './session-folder.ts';
 
 /** Options of {@link jsonlStore}. */

@@ -1,4 +1,5 @@
-import type { JsonValue } from '../../messages/types.ts';
+import type { JsonValue, Message } from '../../messages/types.ts';
+import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
@@ -19,14 +20,25 @@ import type {
 
 interface MemorySession {
   info: { id: string; createdAt: string; updatedAt: string; metadata?: Record<string, JsonValue> };
+  /** Deep-frozen rows in seq order (`rows[i].seq === i + 1`), handed out as they are. */
   rows: StoredMessage[];
-  byId: Map<string, { row: StoredMessage; fingerprint: string }>;
-  text: string[];
+  /** Message id → index in `rows`. */
+  byId: Map<string, number>;
+  /** Deep-frozen, handed out as they are. */
   snapshots: Snapshot[];
+  /** The index in `snapshots` of the latest of each kind (one lookup, however many were written). */
+  latest: Map<SnapshotKind, number>;
 }
 
-/** Rows handed out are deep copies: callers cannot change what the store holds. */
+/** Settings and metadata handed out are copies: callers cannot change what the store holds. */
 const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * What the store keeps of a value it is given: its own deep-frozen copy (JSON, as the
+ * persistent stores keep it). One copy in, none out: rows and snapshots are handed out frozen,
+ * so a session's projection and the store share the same message objects.
+ */
+const keep = <T>(value: T): T => deepFreeze(JSON.parse(JSON.stringify(value)) as T);
 
 /**
  * Keeps sessions in memory (ST-1): for tests, demos and short-lived processes. Nothing
@@ -72,44 +84,45 @@ export class MemoryStore implements Store {
 
   async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId, true) as MemorySession;
-    // Check the whole batch first: all or nothing.
-    const fingerprints = records.map((record) => messageFingerprint(record.message));
-    const inBatch = new Map<string, string>();
-    records.forEach((record, i) => {
-      const id = record.message.id;
-      const known = session.byId.get(id)?.fingerprint ?? inBatch.get(id);
-      if (known !== undefined && known !== fingerprints[i]) throw conflictError(sessionId, id);
-      inBatch.set(id, fingerprints[i] as string);
-    });
+    // Check the whole batch first: all or nothing. Fingerprints only for ids seen before (a
+    // retry), so a new message costs one copy and no canonical JSON.
+    const inBatch = new Map<string, Message>();
+    for (const { message } of records) {
+      const index = session.byId.get(message.id);
+      const earlier = index === undefined ? inBatch.get(message.id) : session.rows[index]?.message;
+      if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
+        throw conflictError(sessionId, message.id);
+      }
+      if (earlier === undefined) inBatch.set(message.id, message);
+    }
     const storedAt = this.#now().toISOString();
     const out: StoredMessage[] = [];
-    records.forEach((record, i) => {
+    for (const record of records) {
       const existing = session.byId.get(record.message.id);
       if (existing !== undefined) {
-        out.push(copy(existing.row));
-        return;
+        out.push(session.rows[existing] as StoredMessage);
+        continue;
       }
-      const row: StoredMessage = {
+      const row: StoredMessage = deepFreeze({
         sessionId,
         seq: session.rows.length + 1,
-        message: copy(record.message),
+        message: keep(record.message),
         ...(record.inputTokens === undefined ? {} : { inputTokens: record.inputTokens }),
         ...(record.outputTokens === undefined ? {} : { outputTokens: record.outputTokens }),
         ...(record.tokenEstimate === undefined ? {} : { tokenEstimate: record.tokenEstimate }),
         ...(record.tokenizer === undefined ? {} : { tokenizer: record.tokenizer }),
         storedAt,
-      };
+      });
+      session.byId.set(row.message.id, session.rows.length);
       session.rows.push(row);
-      session.text.push(searchableText(row.message));
-      session.byId.set(row.message.id, { row, fingerprint: fingerprints[i] as string });
-      out.push(copy(row));
-    });
+      out.push(row);
+    }
     if (records.length > 0) session.info.updatedAt = storedAt;
     return out;
   }
 
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
-    return selectMessages(this.#session(sessionId, false)?.rows ?? [], query).map(copy);
+    return selectMessages(this.#session(sessionId, false)?.rows ?? [], query);
   }
 
   async recordUsage(
@@ -117,26 +130,23 @@ export class MemoryStore implements Store {
     messageId: string,
     usage: { readonly inputTokens?: number; readonly outputTokens?: number },
   ): Promise<void> {
-    const entry = this.#session(sessionId, false)?.byId.get(messageId);
-    if (entry === undefined) return;
-    const row = {
-      ...entry.row,
+    const session = this.#session(sessionId, false);
+    const index = session?.byId.get(messageId);
+    if (session === undefined || index === undefined) return;
+    session.rows[index] = Object.freeze({
+      ...(session.rows[index] as StoredMessage),
       ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
       ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
-    };
-    const session = this.#session(sessionId, false) as MemorySession;
-    session.rows[row.seq - 1] = row;
-    entry.row = row;
+    });
   }
 
   async latestSnapshot(sessionId: string, kind: SnapshotKind = 'summary'): Promise<Snapshot | undefined> {
-    const latest = this.#latest(sessionId, kind);
-    return latest === undefined ? undefined : copy(latest);
+    return this.#latest(sessionId, kind);
   }
 
   async snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]> {
     const snapshots = this.#session(sessionId, false)?.snapshots ?? [];
-    return snapshots.filter((snapshot) => kind === undefined || snapshot.kind === kind).map(copy);
+    return snapshots.filter((snapshot) => kind === undefined || snapshot.kind === kind);
   }
 
   async writeSnapshot(
@@ -147,35 +157,37 @@ export class MemoryStore implements Store {
     // Check and write in one synchronous step: no other call can run in between.
     const latest = this.#latest(sessionId, input.kind);
     if ((latest?.id ?? null) !== options.expectedLatestId) {
-      return { written: false, latest: latest === undefined ? undefined : copy(latest) };
+      return { written: false, latest };
     }
     const session = this.#session(sessionId, true) as MemorySession;
-    const snapshot: Snapshot = {
+    const snapshot: Snapshot = deepFreeze({
       id: `snap_${++this.#snapshotCount}`,
       sessionId,
       kind: input.kind,
-      content: copy(input.content),
+      content: keep(input.content),
       messageCutoffId: input.messageCutoffId,
       cutoffSeq: input.cutoffSeq,
       tokenCount: input.tokenCount,
       createdAt: this.#now().toISOString(),
-    };
+    });
+    session.latest.set(snapshot.kind, session.snapshots.length);
     session.snapshots.push(snapshot);
-    return { written: true, snapshot: copy(snapshot) };
+    return { written: true, snapshot };
   }
 
   async context(sessionId: string, options: { readonly headCount?: number } = {}): Promise<SessionContext> {
     const session = this.#session(sessionId, false);
     if (session === undefined) return { head: [], tail: [], messageCount: 0 };
-    const latest = this.#latest(sessionId, 'summary');
-    const snapshot = latest === undefined ? undefined : copy(latest);
-    const cutoff = snapshot?.cutoffSeq ?? 0;
+    const snapshot = this.#latest(sessionId, 'summary');
+    const cutoff = Math.min(snapshot?.cutoffSeq ?? 0, session.rows.length);
     const head =
-      snapshot === undefined ? [] : session.rows.slice(0, Math.min(options.headCount ?? 0, cutoff));
+      snapshot === undefined
+        ? []
+        : session.rows.slice(0, Math.max(0, Math.min(options.headCount ?? 0, cutoff)));
     return {
       ...(snapshot === undefined ? {} : { snapshot }),
-      head: head.map(copy),
-      tail: session.rows.slice(cutoff).map(copy),
+      head,
+      tail: session.rows.slice(cutoff),
       messageCount: session.rows.length,
     };
   }
@@ -183,7 +195,12 @@ export class MemoryStore implements Store {
   async search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId, false);
     if (session === undefined) return [];
-    return searchRows(session.rows, (index) => session.text[index] as string, query).map(copy);
+    // The searchable text is made per search, not kept: it would double the store's memory.
+    return searchRows(
+      session.rows,
+      (index) => searchableText((session.rows[index] as StoredMessage).message),
+      query,
+    );
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {
@@ -206,8 +223,8 @@ export class MemoryStore implements Store {
         info: { id: sessionId, createdAt: now, updatedAt: now },
         rows: [],
         byId: new Map(),
-        text: [],
         snapshots: [],
+        latest: new Map(),
       };
       this.#sessions.set(sessionId, session);
     }
@@ -215,11 +232,9 @@ export class MemoryStore implements Store {
   }
 
   #latest(sessionId: string, kind: SnapshotKind): Snapshot | undefined {
-    const snapshots = this.#session(sessionId, false)?.snapshots ?? [];
-    for (let i = snapshots.length - 1; i >= 0; i--) {
-      if ((snapshots[i] as Snapshot).kind === kind) return snapshots[i];
-    }
-    return undefined;
+    const session = this.#session(sessionId, false);
+    const index = session?.latest.get(kind);
+    return index === undefined ? undefined : session?.snapshots[index];
   }
 
   #info(session: MemorySession): SessionInfo {
