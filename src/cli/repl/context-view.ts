@@ -1,0 +1,87 @@
+import type { SessionStatus } from '../../session/types.ts';
+
+/** Width of seed 004's trigger bars, in cells (one cell per 5 %). */
+const BAR_CELLS = 20;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** `[█████░░░…]`: one cell per 5 %, as seed 004 draws it, clamped to the bar. */
+export function triggerBar(percent: number): string {
+  const filled = Math.max(0, Math.min(BAR_CELLS, Math.floor(percent / 5)));
+  return `[${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}]`;
+}
+
+/** `36k`, `200k`, `1.2M`, `950` — the window line's compact numbers. */
+export function compactCount(n: number): string {
+  if (n >= 1_000_000) return `${Number((n / 1_000_000).toFixed(1))}M`;
+  if (n >= 1000) return `${Math.round(n / 1000)}k`;
+  return String(n);
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** `2024-01-15 10:30` in local time (seed 004's `%Y-%m-%d %H:%M`). */
+export function formatCreated(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+const ACCURACY_NOTE: Readonly<Record<SessionStatus['accuracy'], string>> = {
+  exact: 'exact',
+  calibrated: 'calibrated (estimate corrected by the provider-reported usage)',
+  approximate: 'approximate (no tokenizer for this model; characters / 4)',
+};
+
+/** What `/context` shows besides seed 004's status. */
+export interface ContextViewOptions {
+  /** The model as the window line names it (`gpt-4o`, `openai:gpt-4o`). */
+  readonly model: string;
+}
+
+/**
+ * `/context` (CLI-1, TRG-6): seed 004's status exactly — last summary, created, both trigger
+ * bars with counts and percents, the "⚡ Summarization will trigger on next message" line when
+ * it will — then the window line (`gpt-4o • 36k/200k tokens (18 %)`) and which counts are exact.
+ *
+ * @returns The lines to print.
+ */
+export function contextView(status: SessionStatus, { model }: ContextViewOptions): string[] {
+  const lines = ['', 'Context Status'];
+  if (status.summary !== undefined) {
+    lines.push(
+      `  Last summary: ${status.summary.messagesSummarized} messages → ${status.summary.tokens} tokens`,
+    );
+    lines.push(`  Created: ${formatCreated(status.summary.createdAt)}`);
+  } else {
+    lines.push('  No summary yet');
+  }
+  lines.push('', 'Summarization Triggers (N messages OR K tokens)');
+  if (status.messagesTrigger !== undefined) {
+    const percent = (status.messagesSinceCompaction / status.messagesTrigger) * 100;
+    lines.push(
+      `  Messages: ${count(status.messagesSinceCompaction)} / ${count(status.messagesTrigger)} (${Math.round(percent)}%)`,
+    );
+    lines.push(`           ${triggerBar(percent)}`);
+  } else {
+    lines.push(`  Messages: ${count(status.messagesSinceCompaction)} (no message trigger)`);
+  }
+  if (status.tokensTrigger !== undefined) {
+    const percent = (status.tokens / status.tokensTrigger) * 100;
+    lines.push(
+      `  Tokens:   ${count(status.tokens)} / ${count(status.tokensTrigger)} (${Math.round(percent)}%)`,
+    );
+    lines.push(`           ${triggerBar(percent)}`);
+  } else {
+    lines.push(`  Tokens:   ${count(status.tokens)} (no token trigger)`);
+  }
+  if (status.willCompactNextTurn) lines.push('', '  ⚡ Summarization will trigger on next message');
+  const windowPercent = status.window > 0 ? Math.round((status.tokens / status.window) * 100) : 0;
+  lines.push(
+    '',
+    `${model} • ${compactCount(status.tokens)}/${compactCount(status.window)} tokens (${windowPercent} %)`,
+    `  Message counts are exact; token counts are ${ACCURACY_NOTE[status.accuracy]}, tokenizer ${status.tokenizer}`,
+    `  History: ${status.text}`,
+  );
+  return lines;
+}

@@ -1,0 +1,140 @@
+import type { AgentEvent, DoneEvent } from '../../agent/types.ts';
+import { compactionLine, seconds } from './format-compaction.ts';
+import type { Terminal } from './terminal.ts';
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** First line of a tool's error, without the `Error: ` prefix, at most 120 characters. */
+function errorSummary(output: string): string {
+  const line = (output.split('\n')[0] ?? '').replace(/^Error:\s*/, '');
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}
+
+/** Renders agent events on a terminal (CLI-1): streamed text, compact tool lines, visible compactions. */
+export interface EventRenderer {
+  handle(event: AgentEvent): void;
+  /** Ends the open line; returns the `done` event seen, if any. */
+  finish(): DoneEvent | undefined;
+}
+
+/**
+ * Creates a renderer. Answers stream to `write`; tool calls show as one line each (name, path,
+ * result size); a compaction shows a line while it runs (redrawn with the summary's progress on
+ * an interactive terminal) and one when it ends, including the fallback case.
+ */
+export function createEventRenderer(terminal: Terminal): EventRenderer {
+  const { style } = terminal;
+  let atLineStart = true;
+  /** A progress line is on screen (interactive only) and will be replaced. */
+  let progressShown = false;
+  let summaryChars = 0;
+  let done: DoneEvent | undefined;
+  const calls = new Map<string, { toolName: string; path: string | undefined }>();
+
+  const clearProgress = (): void => {
+    if (progressShown) {
+      terminal.notice('\r\u001b[K');
+      progressShown = false;
+      atLineStart = true;
+    }
+  };
+  const newline = (): void => {
+    clearProgress();
+    if (!atLineStart) {
+      terminal.write('\n');
+      atLineStart = true;
+    }
+  };
+  const noticeLine = (text: string): void => {
+    newline();
+    terminal.notice(`${text}\n`);
+  };
+  const progress = (text: string): void => {
+    if (!terminal.isInteractive) return;
+    newline();
+    terminal.notice(`\r\u001b[K${text}`);
+    progressShown = true;
+  };
+
+  return {
+    handle(event) {
+      switch (event.type) {
+        case 'text-delta':
+          if (event.text === '') break;
+          clearProgress();
+          terminal.write(event.text);
+          atLineStart = event.text.endsWith('\n');
+          break;
+        case 'reasoning-delta':
+          break;
+        case 'tool-call':
+          calls.set(event.callId, { toolName: event.toolName, path: event.path });
+          break;
+        case 'tool-result': {
+          const call = calls.get(event.callId);
+          const target = call?.path === undefined ? '' : ` ${call.path}`;
+          if (event.isError) {
+            noticeLine(style.red(`  ✗ ${event.toolName}${target} → ${errorSummary(event.output)}`));
+          } else {
+            const size = `${count(event.output.length)} chars${event.truncated ? ', truncated' : ''}`;
+            noticeLine(style.dim(`  ⚙ ${event.toolName}${target} → ${size}`));
+          }
+          break;
+        }
+        case 'compaction-start': {
+          summaryChars = 0;
+          const text = `  ⟳ compacting history (${event.mode}: ${count(event.messages)} messages, ${count(event.tokens)} tokens → target ${count(event.target)})…`;
+          if (terminal.isInteractive) progress(style.yellow(text));
+          else noticeLine(text);
+          break;
+        }
+        case 'compaction-progress':
+          if (event.delta !== undefined) {
+            summaryChars += event.delta.length;
+            progress(style.yellow(`  ⟳ summarizing… ${count(summaryChars)} characters`));
+          } else if (event.stage !== '') {
+            progress(style.yellow(`  ⟳ compacting history: ${event.stage}…`));
+          }
+          break;
+        case 'compaction-end':
+          noticeLine(
+            event.report.compacted
+              ? style.green(`  ✓ ${compactionLine(event.report, event.durationMs)}`)
+              : style.dim(`  · ${compactionLine(event.report, event.durationMs)}`),
+          );
+          break;
+        case 'compaction-fallback':
+          noticeLine(
+            style.yellow(
+              `  ! ${event.source === 'summarizer' ? 'summarizer failed' : 'a compaction stage failed'} (${event.reason}); used ${event.fallback === 'extractive' ? 'the extractive summary' : event.fallback}`,
+            ),
+          );
+          break;
+        case 'compaction-error':
+          noticeLine(
+            style.red(
+              `  ✗ compaction failed after ${seconds(event.durationMs)}: ${event.message} (history unchanged)`,
+            ),
+          );
+          break;
+        case 'error':
+          noticeLine(style.red(`✗ ${event.message}`));
+          break;
+        case 'done':
+          done = event;
+          newline();
+          if (event.reason === 'aborted') noticeLine(style.yellow('⏹ cancelled (history kept)'));
+          else if (event.reason === 'step-limit') {
+            noticeLine(style.yellow(`stopped after ${event.steps} model calls (the agent's step limit)`));
+          }
+          break;
+        default:
+          break;
+      }
+    },
+    finish() {
+      newline();
+      return done;
+    },
+  };
+}

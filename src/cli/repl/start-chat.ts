@@ -1,0 +1,177 @@
+import type { LoadedAgentFile } from '../../agent/agent-file/find-agents.ts';
+import { loadAgentFile } from '../../agent/agent-file/find-agents.ts';
+import { createAgent } from '../../agent/create-agent.ts';
+import { parseModelSpec } from '../../agent/language-model.ts';
+import type { Agent, AgentContextOptions, AgentModelSpec, AgentTool } from '../../agent/types.ts';
+import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
+import { WORKSPACE_TOOL_NAMES, workspaceTools } from '../../agent/workspace/workspace-tools.ts';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { type OpenedStore, openStore } from '../open-store.ts';
+import { createEventRenderer } from './render-events.ts';
+import { runRepl } from './repl.ts';
+import { processTerminal, type Terminal } from './terminal.ts';
+
+/** Options of `chatfold chat` (CLI-1). */
+export interface ChatCliOptions {
+  readonly session?: string;
+  readonly workspace?: string;
+  readonly store?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly print?: string;
+}
+
+/** Instructions of the built-in agent (no agent file named). */
+export const DEFAULT_AGENT_INSTRUCTIONS =
+  'You are a helpful assistant with tools to list, search, read, write and edit files in the user’s workspace. ' +
+  'Paths are relative to the workspace root. Read a file before you edit it, and make exact, minimal edits.';
+
+/** The object without its undefined fields (zod output → exactOptionalPropertyTypes options). */
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** How long the start-up check waits for a base URL to answer. */
+const REACHABLE_TIMEOUT_MS = 5000;
+
+/** The model: the agent file's, with `--model` and `--base-url` (or `CHATFOLD_MODEL`) over it. */
+function modelSpecOf(loaded: LoadedAgentFile | undefined, options: ChatCliOptions): AgentModelSpec {
+  const fromFile = loaded?.file.model;
+  const override = options.model ?? (fromFile === undefined ? process.env.CHATFOLD_MODEL : undefined);
+  const base: AgentModelSpec | undefined =
+    override !== undefined
+      ? { ...definedOnly(fromFile ?? {}), ...parseModelSpec(override) }
+      : fromFile === undefined
+        ? undefined
+        : (definedOnly(fromFile) as AgentModelSpec);
+  if (base === undefined) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      'no model: pass --model provider:name (e.g. openai:gpt-4o, openai-compatible:qwen2.5:32b with --base-url), set CHATFOLD_MODEL, or name an agent file',
+      {},
+    );
+  }
+  return options.baseUrl === undefined ? base : { ...base, baseURL: options.baseUrl };
+}
+
+/** Fails with one line when a base URL does not answer at all (CLI-1: "what to start"). */
+async function checkReachable(baseURL: string): Promise<void> {
+  try {
+    await fetch(`${baseURL.replace(/\/+$/, '')}/models`, {
+      signal: AbortSignal.timeout(REACHABLE_TIMEOUT_MS),
+    });
+  } catch (cause) {
+    const reason =
+      cause instanceof Error && cause.name === 'TimeoutError'
+        ? `no answer in ${REACHABLE_TIMEOUT_MS / 1000} s`
+        : ((cause as { cause?: { code?: string } }).cause?.code ??
+          (cause instanceof Error ? cause.message : String(cause)));
+    throw new ChatfoldError(
+      'E_PROVIDER',
+      `cannot reach ${baseURL} (${reason}); start the model server (ollama serve, llama-server, vllm serve, LM Studio) or fix --base-url`,
+      { baseURL },
+      { cause },
+    );
+  }
+}
+
+/** The command that resumes this session, with the flags that chose agent, store and model. */
+function resumeCommandOf(agentRef: string | undefined, sessionId: string, options: ChatCliOptions): string {
+  const args = ['chatfold', 'chat'];
+  if (agentRef !== undefined) args.push(agentRef);
+  args.push('--session', sessionId);
+  if (options.workspace !== undefined) args.push('--workspace', options.workspace);
+  if (options.store !== undefined) args.push('--store', options.store);
+  if (options.model !== undefined) args.push('--model', options.model);
+  if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
+  return args.map(shellWord).join(' ');
+}
+
+/** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+async function openAgent(
+  agentRef: string | undefined,
+  options: ChatCliOptions,
+  store: OpenedStore,
+): Promise<Agent> {
+  const loaded = agentRef === undefined ? undefined : await loadAgentFile(agentRef);
+  const model = modelSpecOf(loaded, options);
+  const workspace = await openWorkspaceRoot(options.workspace ?? process.cwd());
+  const toolNames = loaded === undefined ? WORKSPACE_TOOL_NAMES : (loaded.file.tools ?? []);
+  const tools = workspaceTools(workspace, { names: toolNames }) as Record<string, AgentTool<unknown>>;
+  if (model.baseURL !== undefined) await checkReachable(model.baseURL);
+  const summarizer = loaded?.file.summarizer;
+  return createAgent({
+    model,
+    name: loaded?.file.name ?? 'chat',
+    ...(loaded === undefined
+      ? { instructions: DEFAULT_AGENT_INSTRUCTIONS }
+      : loaded.instructions === undefined
+        ? {}
+        : { instructions: loaded.instructions }),
+    tools,
+    store: store.store,
+    ...(options.session === undefined ? {} : { session: options.session }),
+    ...(loaded?.file.history === undefined ? {} : { history: loaded.file.history }),
+    ...(loaded?.file.context === undefined
+      ? {}
+      : { context: definedOnly(loaded.file.context) as AgentContextOptions }),
+    ...(loaded?.file.maxSteps === undefined ? {} : { maxSteps: loaded.file.maxSteps }),
+    ...(summarizer === undefined ? {} : { summarizer: definedOnly(summarizer) as AgentModelSpec }),
+  });
+}
+
+/** `--print "prompt"`: one turn, the answer on stdout, notices on stderr; exit 1 on error, 130 when interrupted. */
+async function runPrint(agent: Agent, prompt: string, terminal: Terminal): Promise<number> {
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.on('SIGINT', interrupt);
+  try {
+    const renderer = createEventRenderer(terminal);
+    for await (const event of agent.run(prompt, { signal: controller.signal })) renderer.handle(event);
+    const done = renderer.finish();
+    return done?.reason === 'error' ? 1 : done?.reason === 'aborted' ? 130 : 0;
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
+}
+
+/**
+ * `chatfold chat [agent]` (CLI-1): opens the store, the workspace and the agent, prints seed
+ * 004's resume lines when the session has history, then runs the REPL (or one `--print` turn,
+ * or one turn per piped line).
+ *
+ * @returns The process exit code.
+ */
+export async function startChat(agentRef: string | undefined, options: ChatCliOptions): Promise<number> {
+  const printMode = options.print !== undefined;
+  const interactive = !printMode && process.stdin.isTTY === true;
+  const terminal = processTerminal({ interactive });
+  const store = openStore(options.store);
+  try {
+    const agent = await openAgent(agentRef, options, store);
+    const status = await agent.session.status();
+    const resumeCommand = resumeCommandOf(agentRef, agent.session.id, options);
+    if (status.messagesInHistory > 0) {
+      // Seed 004 scenario 6, exactly.
+      terminal.notice(`\nResuming session ${agent.session.id}\n${status.text}\n\n`);
+    } else if (interactive) {
+      terminal.notice(`\nNew session ${agent.session.id}\n\n`);
+    }
+    if (interactive) {
+      const { dim } = terminal.style;
+      terminal.notice(
+        dim(
+          `${agent.name} · ${agent.modelLabel} · ${store.description}\n/help for commands · Ctrl-C cancels a turn · Ctrl-D exits\n\n`,
+        ),
+      );
+    }
+    if (printMode) return await runPrint(agent, options.print as string, terminal);
+    return await runRepl({ agent, terminal, store, resumeCommand, input: process.stdin, interactive });
+  } finally {
+    await store.store.close();
+  }
+}
