@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fromClaudeCode } from '../src/messages/claude-code.ts';
+import { importClaudeCode } from '../src/messages/claude-code.ts';
 import { fromOpenAI, type OpenAIMessage } from '../src/messages/openai.ts';
 import type { Message } from '../src/messages/types.ts';
 
@@ -11,7 +11,7 @@ export function recordedConversations(): Message[][] {
     .filter((file) => file.endsWith('.jsonl'))
     .sort();
   const conversations = files.map(
-    (file) => fromClaudeCode(readFileSync(`${root}claude-code/${file}`, 'utf8')).messages,
+    (file) => importClaudeCode(readFileSync(`${root}claude-code/${file}`, 'utf8')).messages,
   );
   const swe = readFileSync(`${root}swe-agent/marshmallow-1867.function-calling.openai.json`, 'utf8');
   conversations.push(fromOpenAI(JSON.parse(swe) as OpenAIMessage[]));

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromClaudeCode, type Message, validate } from '../src/index.ts';
+import { importClaudeCode, type Message, validate } from '../src/index.ts';
 
 const root = new URL('./fixtures/claude-code/', import.meta.url).pathname;
 
@@ -217,14 +217,14 @@ function sessionFiles(): string[] {
 const sum = (messages: Message[], pick: (m: Message) => number | undefined): number =>
   messages.reduce((total, m) => total + (pick(m) ?? 0), 0);
 
-describe('fromClaudeCode on every recorded session', () => {
+describe('importClaudeCode on every recorded session', () => {
   it('covers every session file in the fixtures', () => {
     expect(sessionFiles()).toEqual(Object.keys(expected).sort());
   });
 
   for (const [file, counts] of Object.entries(expected)) {
     it(`imports ${file} into a valid conversation with the independently computed counts`, () => {
-      const result = fromClaudeCode(readFileSync(join(root, file), 'utf8'));
+      const result = importClaudeCode(readFileSync(join(root, file), 'utf8'));
       const { messages } = result;
       const parts = messages.flatMap((m) => m.parts);
       const marks = (m: Message) => (m.metadata?.claudeCode ?? {}) as Record<string, unknown>;
@@ -264,7 +264,7 @@ describe('fromClaudeCode on every recorded session', () => {
 
   it('reports the one compaction Claude Code made in each long session', () => {
     const long = sessionFiles().filter((file) => !file.includes('/') && file.length > 40);
-    expect(long.map((file) => fromClaudeCode(readFileSync(join(root, file), 'utf8')).compactions)).toEqual([
+    expect(long.map((file) => importClaudeCode(readFileSync(join(root, file), 'utf8')).compactions)).toEqual([
       [
         expect.objectContaining({
           trigger: 'auto',
@@ -284,7 +284,7 @@ describe('fromClaudeCode on every recorded session', () => {
 
   it('also gives a valid conversation for OpenAI and Gemini rules', () => {
     for (const file of sessionFiles()) {
-      const { messages } = fromClaudeCode(readFileSync(join(root, file), 'utf8'));
+      const { messages } = importClaudeCode(readFileSync(join(root, file), 'utf8'));
       expect(validate(messages, { provider: 'openai', allowPendingToolCalls: true })).toEqual([]);
       expect(validate(messages, { provider: 'gemini', allowPendingToolCalls: true })).toEqual([]);
     }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replayConversation } from '../src/evaluation/replay.ts';
-import { fromClaudeCode, fromOpenAI, type OpenAIMessage } from '../src/index.ts';
+import { importClaudeCode, fromOpenAI, type OpenAIMessage } from '../src/index.ts';
 import { resolveModel } from '../src/models/resolve-model.ts';
 import { counterFor } from '../src/tokens/count-tokens.ts';
 
@@ -17,7 +17,7 @@ function load(file: string) {
   const text = readFileSync(`${root}${file}`, 'utf8');
   return file.endsWith('.json')
     ? fromOpenAI(JSON.parse(text) as OpenAIMessage[])
-    : fromClaudeCode(text).messages;
+    : importClaudeCode(text).messages;
 }
 
 describe('replay on every recorded session (EV-2, CLI-3)', () => {

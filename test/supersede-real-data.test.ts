@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  fromClaudeCode,
   fromSweAgentTrajectory,
+  importClaudeCode,
   type Message,
-  type SupersedeOptions,
   type SweAgentTrajectory,
-  supersede,
 } from '../src/index.ts';
+import { type SupersedeOptions, supersede } from '../src/strategies/index.ts';
+import { type AppliedStrategyResult, withProjection } from '../src/strategies/apply-strategy.ts';
 import { chatfoldMetadata } from '../src/strategies/chatfold-metadata.ts';
 import type { StrategyResult } from '../src/strategies/types.ts';
 import { createMockTokenCounter } from '../src/test/mock-token-counter.ts';
@@ -86,17 +86,20 @@ const load = (file: string): { messages: Message[]; cwd: string | undefined } =>
   if (file.endsWith('.traj')) {
     return { messages: fromSweAgentTrajectory(JSON.parse(text) as SweAgentTrajectory), cwd: '/testbed' };
   }
-  return { messages: fromClaudeCode(text).messages, cwd: /"cwd":"([^"]+)"/.exec(text)?.[1] };
+  return { messages: importClaudeCode(text).messages, cwd: /"cwd":"([^"]+)"/.exec(text)?.[1] };
 };
 
-const apply = (messages: readonly Message[], options: SupersedeOptions): StrategyResult =>
-  supersede(options).apply(messages, {
-    counter: createMockTokenCounter(),
-    target: 0,
-    budget: 0,
-    reservedTokens: 0,
-    protectedIds: new Set(),
-  }) as StrategyResult;
+const apply = (messages: readonly Message[], options: SupersedeOptions): AppliedStrategyResult =>
+  withProjection(
+    messages,
+    supersede(options).apply(messages, {
+      counter: createMockTokenCounter(),
+      target: 0,
+      budget: 0,
+      reservedTokens: 0,
+      protectedIds: new Set(),
+    }) as StrategyResult,
+  );
 
 const resultText = (message: Message | undefined): { text: string; isError: boolean }[] =>
   (message?.parts ?? []).flatMap((part) =>

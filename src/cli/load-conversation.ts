@@ -1,7 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { type AiSdkMessage, fromAiSdk } from '../messages/ai-sdk.ts';
 import { type AnthropicRequest, fromAnthropic } from '../messages/anthropic.ts';
-import { fromClaudeCode } from '../messages/claude-code.ts';
+import { importClaudeCode } from '../messages/claude-code.ts';
 import { fromGemini, type GeminiRequest } from '../messages/gemini.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
 import { fromOpenAI, type OpenAIMessage } from '../messages/openai.ts';
@@ -129,7 +129,7 @@ export function parseConversation(text: string, format?: ConversationFormat): Lo
   };
   switch (resolved) {
     case 'claude-code':
-      return { format: resolved, messages: fromClaudeCode(text).messages };
+      return { format: resolved, messages: importClaudeCode(text).messages };
     case 'openai':
       return { format: resolved, messages: fromOpenAI(json() as OpenAIMessage[]) };
     case 'anthropic':

@@ -73,7 +73,7 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
         async (steps, window, strategy, provider, pinEvery) => {
           const messages = conversation(steps, pinEvery);
           const frozen = structuredClone(messages);
-          const { messages: out, report } = await compact(messages, {
+          const { messages: out, plan } = await compact(messages, {
             counter,
             window,
             responseReserve: 500,
@@ -82,7 +82,7 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
             ...(provider === undefined ? {} : { provider }),
           });
           expect(messages).toEqual(frozen);
-          expect(counter.count(out).total).toBeLessThanOrEqual(report.budget.messages);
+          expect(counter.count(out).total).toBeLessThanOrEqual(plan.budget.messages);
           expect(validate(out, { ...(provider === undefined ? {} : { provider }) })).toEqual([]);
           const ids = new Set(out.map((m) => m.id));
           for (const id of [messages[0]?.id, messages[1]?.id, messages.at(-1)?.id])

@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
+import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
-import { compact, MAX_CONSECUTIVE_CANCELS } from './compact.ts';
+import { compact } from './compact.ts';
 import type { CompactionEvent } from './types.ts';
 
 const counter = createMockTokenCounter();
@@ -37,25 +38,25 @@ describe('compact (RT-1)', () => {
     const messages = agentRun(2);
     const result = await compact(messages, options);
     expect(result.messages).toBe(messages);
-    expect(result.report).toMatchObject({ compacted: false, reason: expect.stringContaining('below floor') });
+    expect(result.plan).toMatchObject({ compacted: false, reason: expect.stringContaining('below floor') });
   });
 
   it('compacts to the target when a trigger fires: fits, validates, keeps the goal and the latest turn', async () => {
     const messages = agentRun(20);
     const frozen = structuredClone(messages);
-    const { messages: out, report } = await compact(messages, options);
-    expect(report.compacted).toBe(true);
-    expect(report.trigger).toBe('overflow');
-    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
-    expect(report.tokensAfter).toBe(counter.count(out).total);
+    const { messages: out, plan } = await compact(messages, options);
+    expect(plan.compacted).toBe(true);
+    expect(plan.mode).toBe('overflow');
+    expect(plan.tokensAfter).toBeLessThanOrEqual(plan.budget.messages);
+    expect(plan.tokensAfter).toBe(counter.count(out).total);
     expect(validate(out)).toEqual([]);
     expect(out[0]).toBe(messages[0]);
     expect(out[1]).toBe(messages[1]);
     expect(out.at(-1)).toBe(messages.at(-1));
     expect(messages).toEqual(frozen);
-    expect(report.stages.map((stage) => stage.stage)).toContain('summarize');
-    expect(report.summary?.ledger.filesRead).toContain('src/file0.ts');
-    expect(report.summary?.ledger.commands).toContain('npm test -- file0');
+    expect(plan.stages.map((stage) => stage.stage)).toContain('summarize');
+    expect(plan.summary?.ledger.filesRead).toContain('src/file0.ts');
+    expect(plan.summary?.ledger.commands).toContain('npm test -- file0');
   });
 
   it('is deterministic without an LLM', async () => {
@@ -81,7 +82,7 @@ describe('compact (RT-1)', () => {
   it('runs beforeCompact/afterCompact hooks and emits start and end events (HK-1..3)', async () => {
     const events: CompactionEvent['type'][] = [];
     const afterCompact = vi.fn();
-    const { report } = await compact(agentRun(20), {
+    const { plan } = await compact(agentRun(20), {
       ...options,
       mode: 'manual',
       hooks: {
@@ -92,8 +93,10 @@ describe('compact (RT-1)', () => {
       },
       onEvent: (event) => events.push(event.type),
     });
-    expect(report.summary?.text).toBe('The user wants the failing test fixed; files 0-19 were read.');
-    expect(afterCompact).toHaveBeenCalledWith(report);
+    expect(plan.summary?.text).toBe('The user wants the failing test fixed; files 0-19 were read.');
+    expect(afterCompact).toHaveBeenCalledWith(
+      expect.objectContaining({ compacted: true, summary: expect.objectContaining({ source: 'custom' }) }),
+    );
     expect(events).toEqual(['compaction-start', 'compaction-end']);
   });
 
@@ -101,43 +104,45 @@ describe('compact (RT-1)', () => {
     const small = agentRun(8);
     const hooks = { beforeCompact: () => ({ cancel: true }) };
     const manual = { ...options, window: 100_000, mode: 'manual' as const, hooks };
-    for (let i = 0; i < MAX_CONSECUTIVE_CANCELS; i++) {
-      expect((await compact(small, manual)).report.cancelled).toBe(true);
+    // The caller keeps the count (a session does): no module-level state shared between callers.
+    for (let i = 0; i < DEFAULTS.maxConsecutiveCancels; i++) {
+      expect((await compact(small, { ...manual, consecutiveCancels: i })).plan.cancelled).toBe(true);
     }
-    const forced = await compact(small, manual);
-    expect(forced.report.cancelled).toBe(false);
-    expect(forced.report.warnings.join()).toMatch(/cancelled more than/);
+    expect((await compact(small, manual)).plan.cancelled).toBe(true);
+    const forced = await compact(small, { ...manual, consecutiveCancels: DEFAULTS.maxConsecutiveCancels });
+    expect(forced.plan.cancelled).toBe(false);
+    expect(forced.plan.warnings.join()).toMatch(/cancelled \d+ times in a row/);
     const overflow = await compact(agentRun(20), {
       ...options,
       hooks: { beforeCompact: () => ({ cancel: true }) },
     });
-    expect(overflow.report.compacted).toBe(true);
-    expect(overflow.report.warnings.join()).toMatch(/ignored/);
+    expect(overflow.plan.compacted).toBe(true);
+    expect(overflow.plan.warnings.join()).toMatch(/ignored/);
   });
 
   it('falls back to the extractive summary when the LLM summarizer fails (RT-4)', async () => {
-    const { report } = await compact(agentRun(20), {
+    const { plan } = await compact(agentRun(20), {
       ...options,
       summarizer: async () => {
         throw new Error('503 upstream unavailable');
       },
     });
-    expect(report.stages.find((s) => s.stage === 'summarize')?.notes.join()).toMatch(
+    expect(plan.stages.find((s) => s.stage === 'summarize')?.notes.join()).toMatch(
       /fell back to extractive: summarizer failed: 503/,
     );
-    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
+    expect(plan.tokensAfter).toBeLessThanOrEqual(plan.budget.messages);
   });
 
   it('uses an LLM summary and passes it the structured prompt with the ledger', async () => {
     let prompt = '';
-    const { report } = await compact(agentRun(20), {
+    const { plan } = await compact(agentRun(20), {
       ...options,
       summarizer: async (request) => {
         prompt = request.prompt.user;
         return 'The agent read files 0-19 and ran their tests; file tests fail with expected-value errors.';
       },
     });
-    expect(report.summary?.text).toMatch(/^The agent read files/);
+    expect(plan.summary?.text).toMatch(/^The agent read files/);
     expect(prompt).toContain('src/file3.ts');
     expect(prompt).toContain('## Files and changes');
   });
@@ -147,8 +152,9 @@ describe('compact (RT-1)', () => {
     await expect(compact(agentRun(1), { ...options, target: 2 })).rejects.toMatchObject({
       code: 'E_INVALID_OPTIONS',
     });
-    await expect(compact(agentRun(1), { ...options, strategy: 'nope' })).resolves.toMatchObject({
-      report: { compacted: false },
+    // An unknown strategy fails when given, not only once a compaction is due.
+    await expect(compact(agentRun(1), { ...options, strategy: 'nope' })).rejects.toMatchObject({
+      code: 'E_UNKNOWN_STRATEGY',
     });
     await expect(compact(agentRun(20), { ...options, strategy: 'nope' })).rejects.toMatchObject({
       code: 'E_UNKNOWN_STRATEGY',
@@ -161,10 +167,10 @@ describe('compact (RT-1)', () => {
 
   it('resolves a model id from the registry and warns about unknown ones', async () => {
     const known = await compact(agentRun(1), { model: 'gpt-4o' });
-    expect(known.report.budget.window).toBe(128_000);
-    expect(known.report.tokenizer).toBe('openai:o200k_base');
+    expect(known.plan.budget.window).toBe(128_000);
+    expect(known.plan.tokenizer).toBe('openai:o200k_base');
     const unknown = await compact(agentRun(1), { model: 'my-local-model' });
-    expect(unknown.report.warnings.join()).toMatch(/unknown model "my-local-model"/);
+    expect(unknown.plan.warnings.join()).toMatch(/unknown model "my-local-model"/);
   });
 
   it('compacts a history that contains empty messages instead of failing the request', async () => {
@@ -176,12 +182,12 @@ describe('compact (RT-1)', () => {
       .assistant('x'.repeat(20_000))
       .user('last')
       .build();
-    const { report } = await compact(messages, {
+    const { plan } = await compact(messages, {
       counter,
       window: 3000,
       responseReserve: 500,
       mode: 'manual',
     });
-    expect(report.tokensAfter).toBeLessThanOrEqual(report.budget.messages);
+    expect(plan.tokensAfter).toBeLessThanOrEqual(plan.budget.messages);
   });
 });

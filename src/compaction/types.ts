@@ -1,28 +1,72 @@
-import type { Provider } from '../messages/types.ts';
+import type { Message, Provider } from '../messages/types.ts';
 import type { Budget } from '../policy/budget.ts';
-import type { StageEffect } from '../strategies/types.ts';
 import type { FactLedger } from '../summarize/types.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
 
-/** Why a compaction ran (HK-1): a trigger fired, the caller asked, or the prompt did not fit. */
-export type CompactionTrigger = 'auto' | 'manual' | 'overflow';
+/** Why a compaction runs (HK-1): a trigger fired, the caller asked, or the prompt did not fit. */
+export type CompactionMode = 'auto' | 'manual' | 'overflow';
 
-/** The summary a compaction produced, when a `summarize` stage ran. */
-export interface CompactionSummary {
-  readonly text: string;
-  readonly ledger: FactLedger;
-  /** Messages the summary stands for (including those of earlier summaries it merged). */
-  readonly messagesSummarized: number;
+/** The stored messages a summary stands for, oldest and newest included. */
+export interface SummaryCoverage {
+  readonly firstId: string;
+  readonly lastId: string;
+  /** Messages it stands for, including those of earlier summaries it merged. */
+  readonly count: number;
 }
 
-/** Everything a compaction did, for logs, UIs and tests (RT-1). Deterministic without an LLM. */
+/** The summary a compaction produced (SUM-*), as data: never re-parsed from message text. */
+export interface CompactionSummary {
+  readonly text: string;
+  /** Paths, commands, URLs, errors extracted mechanically from what it covers (SUM-4). */
+  readonly ledger: FactLedger;
+  readonly covers: SummaryCoverage;
+  /** `llm`: the summarizer wrote it; `extractive`: no summarizer or it failed; `custom`: a hook's text. */
+  readonly source: 'llm' | 'extractive' | 'custom';
+  /** The summarizer's model id, when it reported one. */
+  readonly model?: string;
+  /** Id of the summary message in the projection. */
+  readonly messageId: string;
+}
+
+/** What one pipeline stage did, as counts (the notes are for people). */
+export interface StageEffect {
+  readonly stage: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Messages removed from the projection (they stay in the store). */
+  readonly dropped: number;
+  /** Tool outputs replaced by a stub because a later call superseded them (STR-1). */
+  readonly stubbed: number;
+  /** Old tool outputs replaced by a placeholder (STR-2). */
+  readonly masked: number;
+  /** Messages folded into a summary (STR-5). */
+  readonly summarized: number;
+  /** Messages whose content was clipped head+tail (STR-6). */
+  readonly clipped: number;
+  readonly notes: readonly string[];
+}
+
+/** A runtime fault that took a fallback path (never silent: also emitted as an event). */
+export interface CompactionFallback {
+  /** What failed: the LLM summarizer, a stage of the pipeline, the counter's exact endpoint. */
+  readonly source: 'summarizer' | 'stage' | 'counter';
+  /** What was used instead, e.g. `extractive`, `skipped`. */
+  readonly fallback: string;
+  readonly reason: string;
+  readonly stage?: string;
+}
+
+/**
+ * Everything a compaction decided, without the edits (RT-1): for logs, UIs, events and
+ * `afterCompact`. Deterministic without an LLM.
+ */
 export interface CompactionReport {
   /** True when the projection differs from the input. */
   readonly compacted: boolean;
-  readonly trigger?: CompactionTrigger;
+  readonly cancelled: boolean;
+  readonly mode: CompactionMode;
   /** Why it ran or did not, e.g. `tokens 41,200 ≥ 80 % of budget 50,000`. */
   readonly reason: string;
-  readonly cancelled: boolean;
   readonly provider?: Provider;
   readonly budget: Budget;
   /** Tokens the projection should get down to (hysteresis, TRG-4). */
@@ -36,18 +80,53 @@ export interface CompactionReport {
   /** One entry per stage that ran, in order. */
   readonly stages: readonly StageEffect[];
   readonly summary?: CompactionSummary;
+  readonly fallbacks: readonly CompactionFallback[];
   readonly warnings: readonly string[];
+}
+
+/** A message of the input replaced by a shorter one with the same id (stub, mask, clip). */
+export interface PlanReplacement {
+  readonly id: string;
+  readonly message: Message;
+}
+
+/**
+ * A message chatfold inserts (summary, omission marker), placed right before the input
+ * message `beforeId` (whether or not that one is kept); `null` places it at the end.
+ */
+export interface PlanInsertion {
+  readonly beforeId: string | null;
+  readonly message: Message;
+}
+
+/**
+ * A compaction as plain, JSON-serialisable data (RT-1): what changes relative to the input,
+ * never the whole new list. `applyCompactionPlan(input, plan)` turns it into the projection;
+ * a session persists it; a UI previews it (`dryRun`).
+ */
+export interface CompactionPlan extends CompactionReport {
+  readonly version: 1;
+  /** The input the plan was computed for: apply it to this list or one that extends it. */
+  readonly input: { readonly count: number; readonly firstId?: string; readonly lastId?: string };
+  /** Ids of input messages left out of the projection. */
+  readonly dropped: readonly string[];
+  /** Input messages replaced by a shorter version with the same id. */
+  readonly replaced: readonly PlanReplacement[];
+  /** Messages chatfold adds (summary, markers), in projection order. */
+  readonly inserted: readonly PlanInsertion[];
+  /** The first input message kept after everything the plan removed (pi-mono's firstKeptEntryId). */
+  readonly firstKeptId?: string;
 }
 
 /** What `beforeCompact` sees (HK-1). */
 export interface BeforeCompactContext {
-  readonly trigger: CompactionTrigger;
+  readonly mode: CompactionMode;
   readonly tokens: number;
   readonly target: number;
   readonly budget: number;
   readonly messageCount: number;
-  /** The previous summary in the projection, if any. */
-  readonly previousSummary?: string;
+  /** The summary already in the projection, if any. */
+  readonly previousSummary?: Pick<CompactionSummary, 'text' | 'ledger' | 'covers'>;
 }
 
 /** What `beforeCompact` may return (HK-1). */
@@ -55,7 +134,7 @@ export interface BeforeCompactResult {
   /** Skip this compaction. Ignored on overflow and after too many consecutive cancels. */
   readonly cancel?: boolean;
   /** Extra instructions for the summarizer. */
-  readonly customInstructions?: string;
+  readonly instructions?: string;
   /** Use this text as the summary instead of calling the summarizer. */
   readonly customSummary?: string;
 }
@@ -68,14 +147,21 @@ export interface CompactionHooks {
   afterCompact?(report: CompactionReport): void | Promise<void>;
 }
 
-/** Events for UIs (HK-3); noun-verb names, one vocabulary. */
+/** Events for UIs and logs (HK-3, EV-1); noun-verb names, one vocabulary. */
 export type CompactionEvent =
   | {
       readonly type: 'compaction-start';
-      readonly trigger: CompactionTrigger;
+      readonly mode: CompactionMode;
       readonly tokens: number;
       readonly target: number;
       readonly messages: number;
     }
+  | {
+      /** A stage started, or the summarizer streamed more text (`delta`). */
+      readonly type: 'compaction-progress';
+      readonly stage: string;
+      readonly delta?: string;
+    }
   | { readonly type: 'compaction-end'; readonly report: CompactionReport; readonly durationMs: number }
-  | { readonly type: 'compaction-error'; readonly error: unknown; readonly durationMs: number };
+  | { readonly type: 'compaction-error'; readonly error: unknown; readonly durationMs: number }
+  | ({ readonly type: 'compaction-fallback' } & CompactionFallback);

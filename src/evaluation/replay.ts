@@ -1,22 +1,18 @@
-import { compact } from '../compaction/compact.ts';
+import { applyCompactionPlan } from '../compaction/apply-plan.ts';
+import { planCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionReport } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import type { ModelPricing } from '../models/types.ts';
-import { computeBudget } from '../policy/budget.ts';
+import { evaluateContext } from '../policy/evaluate-context.ts';
 import {
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
   recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
-import {
-  DEFAULT_FLOOR,
-  DEFAULT_TARGET,
-  DEFAULT_TRIGGERS,
-  evaluateTriggers,
-  type Triggers,
-} from '../policy/triggers.ts';
+import type { Triggers } from '../policy/triggers.ts';
 import { isUserTurn, type ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategySpec } from '../strategies/registry.ts';
 import { extractLedger } from '../summarize/ledger.ts';
@@ -77,6 +73,8 @@ export interface ReplayResult {
     readonly costManagedCachedUSD: number | null;
   };
   readonly invariants: { readonly allFit: boolean; readonly allValid: boolean; readonly goalKept: boolean };
+  /** Compactions that threw (the turn went on with the projection as it was). */
+  readonly failures: readonly string[];
   readonly identifierSurvival: { readonly paths: number | null; readonly commands: number | null };
   readonly compactions: readonly {
     readonly turn: number;
@@ -103,14 +101,25 @@ export async function replayConversation(
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const { counter } = options;
-  const budget = computeBudget({
-    window: options.window,
-    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+  const policy = {
+    triggers: options.triggers ?? DEFAULTS.triggers,
+    floor: options.floor ?? DEFAULTS.floor,
+    target: options.target ?? DEFAULTS.target,
     ...(options.responseReserve === undefined ? {} : { responseReserve: options.responseReserve }),
-    accuracy: counter.accuracy,
-  });
-  const triggers = options.triggers ?? DEFAULT_TRIGGERS;
-  const floor = options.floor ?? DEFAULT_FLOOR;
+  };
+  const evaluate = (tokens: number, messagesSinceCompaction: number) =>
+    evaluateContext(
+      {
+        window: options.window,
+        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        accuracy: counter.accuracy,
+        toolTokens: 0,
+        tokens,
+        messagesSinceCompaction,
+      },
+      policy,
+    );
+  const { budget } = evaluate(0, 0);
   const overhead = counter.count([]).total;
   const goal = messages.find(isUserTurn);
   const pricing = options.pricing;
@@ -130,6 +139,7 @@ export async function replayConversation(
   const survival = { paths: [0, 0], commands: [0, 0] };
   const cost = { unmanaged: 0, unmanagedCached: 0, managed: 0, managedCached: 0 };
   let target = 0;
+  const failures: string[] = [];
 
   for (let index = 0; index < messages.length; index++) {
     if ((messages[index] as Message).role !== 'assistant') continue;
@@ -141,13 +151,10 @@ export async function replayConversation(
     }
     let tokens = counter.count(projection).total;
     let compacted = false;
-    const decision = evaluateTriggers(
-      { tokens, budget: budget.messages, messagesSinceCompaction: sinceCompaction },
-      { triggers, floor },
-    );
+    const { decision } = evaluate(tokens, sinceCompaction);
     if (decision.shouldCompact && (decision.trigger === 'overflow' || isCompactionAllowed(guard, next))) {
       try {
-        const result = await compact(projection, {
+        const plan = await planCompaction(projection, {
           counter,
           window: options.window,
           ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
@@ -157,33 +164,35 @@ export async function replayConversation(
           ...(options.strategyOptions === undefined ? {} : { strategyOptions: options.strategyOptions }),
           ...(options.protect === undefined ? {} : { protect: options.protect }),
           ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-          triggers,
-          floor,
-          target: options.target ?? DEFAULT_TARGET,
+          ...policy,
           messagesSinceCompaction: sinceCompaction,
         });
-        target = result.report.target;
-        if (result.report.compacted) {
-          measureSurvival(projection, result.messages, survival);
-          projection = [...result.messages];
+        target = plan.target;
+        if (plan.compacted) {
+          const compactedProjection = applyCompactionPlan(projection, plan);
+          measureSurvival(projection, compactedProjection, survival);
+          projection = compactedProjection;
           compacted = true;
           compactions.push({
             turn: perTurn.length + 1,
-            tokensBefore: result.report.tokensBefore,
-            tokensAfter: result.report.tokensAfter,
-            stages: result.report.stages,
-            warnings: result.report.warnings,
+            tokensBefore: plan.tokensBefore,
+            tokensAfter: plan.tokensAfter,
+            stages: plan.stages,
+            warnings: plan.warnings,
           });
           guard = recordCompaction(guard, {
             messageCount: next,
             before: tokens,
-            after: result.report.tokensAfter,
+            after: plan.tokensAfter,
           });
-          tokens = result.report.tokensAfter;
+          tokens = plan.tokensAfter;
           sinceCompaction = 0;
         }
-      } catch {
+      } catch (error) {
         guard = recordFailure(guard, next);
+        failures.push(
+          `turn ${perTurn.length + 1}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     if (tokens > budget.messages) allFit = false;
@@ -227,7 +236,7 @@ export async function replayConversation(
     strategy: strategyName(options.strategy),
     window: options.window,
     budget: budget.messages,
-    target: target || Math.floor(budget.messages * (options.target ?? DEFAULT_TARGET)),
+    target: target || Math.floor(budget.messages * (options.target ?? DEFAULTS.target)),
     tokenizer: counter.tokenizer,
     totals: {
       unmanagedInputTokens,
@@ -248,6 +257,7 @@ export async function replayConversation(
       costManagedCachedUSD: usd(cost.managedCached),
     },
     invariants: { allFit, allValid, goalKept },
+    failures,
     identifierSurvival: { paths: share(survival.paths), commands: share(survival.commands) },
     compactions,
     perTurn,

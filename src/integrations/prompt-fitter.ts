@@ -3,7 +3,9 @@
  * send — stateless with `compact()`, or through a session — and learn from overflow errors.
  * The integrations only convert formats and call the SDK.
  */
-import { type CompactOptions, compact } from '../compaction/compact.ts';
+import { applyCompactionPlan } from '../compaction/apply-plan.ts';
+import { type CompactOptions, parseCompactOptions } from '../compaction/options.ts';
+import { runPlanner } from '../compaction/plan-compaction.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
@@ -103,6 +105,8 @@ export function createPromptFitter(options: IntegrationOptions): PromptFitter {
       try {
         return await fitting.prepare(request);
       } catch (error) {
+        // Aborting is the caller's decision, not a fault to fall back from.
+        if (request.signal?.aborted) throw error;
         emit({ type: 'prepare-error', error });
         return request.messages;
       }
@@ -128,6 +132,10 @@ function statelessFitting(
   emit: (event: IntegrationEvent) => void,
 ): Fitting {
   const { provider: _provider, onEvent: _onEvent, session: _session, ...compactOptions } = options;
+  // Bad configuration fails here, when the integration is built, not on every call.
+  parseCompactOptions(compactOptions, 'chatfold integration');
+  // HK-1 across calls: after too many cancels in a row the hook is overridden.
+  let consecutiveCancels = 0;
   // Like a session's, learned from overflow errors and used for every later call (RT-3) to the
   // same model: one client or middleware may call models with different windows.
   const learnedWindows = new Map<string | undefined, number>();
@@ -144,12 +152,19 @@ function statelessFitting(
       ...(Number.isFinite(window) ? { window } : {}),
       ...(request.tools === undefined || request.tools.length === 0 ? {} : { tools: request.tools }),
       ...providerOf(options, request),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      consecutiveCancels,
       onEvent: emit,
     };
   };
+  const run = async (messages: readonly Message[], compactOptions: CompactOptions) => {
+    const { plan } = await runPlanner(messages, compactOptions);
+    consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;
+    return plan.compacted ? applyCompactionPlan(messages, plan) : messages;
+  };
   return {
     async prepare(request) {
-      return (await compact(request.messages, optionsFor(request))).messages;
+      return run(request.messages, optionsFor(request));
     },
     async refit(request, overflow) {
       const current = optionsFor(request);
@@ -157,7 +172,7 @@ function statelessFitting(
       const next = windowAfterOverflow(window, overflow);
       const model = modelOf(request);
       learnedWindows.set(model, Math.min(learnedWindows.get(model) ?? Number.POSITIVE_INFINITY, next));
-      return (await compact(request.messages, { ...current, mode: 'overflow', window: next })).messages;
+      return run(request.messages, { ...current, mode: 'overflow', window: next });
     },
     async record() {
       // Stateless: nothing is kept between calls.

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { type AnthropicMessage, type AnthropicRequest, fromAnthropic, toAnthropic } from './anthropic.ts';
-import { fromClaudeCode } from './claude-code.ts';
+import { importClaudeCode } from './claude-code.ts';
 import type { Message } from './types.ts';
 
 const read = (name: string): string =>
@@ -47,7 +47,7 @@ describe('fromAnthropic / toAnthropic round trips (MSG-2)', () => {
 
   it('is stable on real Claude Code turns (thinking with signatures, parallel tool use)', () => {
     for (const name of ['short.jsonl', 'tool_heavy.jsonl', 'subagent.jsonl']) {
-      const once = toAnthropic(fromClaudeCode(read(`claude-code/${name}`)).messages);
+      const once = toAnthropic(importClaudeCode(read(`claude-code/${name}`)).messages);
       expect(toAnthropic(fromAnthropic(once))).toEqual(once);
       // Turns alternate, and every user turn opens with its tool results.
       once.messages.forEach((turn, i) => {

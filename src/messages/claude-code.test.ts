@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { fromClaudeCode } from './claude-code.ts';
+import { importClaudeCode } from './claude-code.ts';
 import { INTERRUPTED_TOOL_RESULT } from './pair-tool-results.ts';
 import { validate } from './validate.ts';
 
@@ -25,9 +25,9 @@ const short = lines('short.jsonl');
 const toolHeavy = lines('tool_heavy.jsonl');
 const anthropicInFlight = { provider: 'anthropic', allowPendingToolCalls: true } as const;
 
-describe('fromClaudeCode: API responses', () => {
+describe('importClaudeCode: API responses', () => {
   it('merges the records of one response into one assistant message, blocks in order', () => {
-    const { messages } = fromClaudeCode(fixture('short.jsonl'));
+    const { messages } = importClaudeCode(fixture('short.jsonl'));
     const reply = messages[1];
     expect(reply?.id).toBe('msg_01MKH1ccEGrZGNPvu8pYiiQa');
     expect(reply?.createdAt).toBe('2026-02-10T21:11:59.186Z'); // first record's timestamp
@@ -39,7 +39,7 @@ describe('fromClaudeCode: API responses', () => {
 
   it('puts results logged between records of one response after the merged message', () => {
     // tool_heavy lines 34–38: Read call, its result, WebFetch call (same response), its result
-    const { messages } = fromClaudeCode(pick(toolHeavy, [26, 34, 36, 37, 38, 39]));
+    const { messages } = importClaudeCode(pick(toolHeavy, [26, 34, 36, 37, 38, 39]));
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
     expect(messages[1]?.parts.map((p) => (p.type === 'tool-call' ? p.name : p.type))).toEqual([
       'Read',
@@ -55,7 +55,7 @@ describe('fromClaudeCode: API responses', () => {
       r.message.stop_reason = 'tool_use';
       (r.message.usage as { output_tokens: number }).output_tokens = 220;
     });
-    const { messages } = fromClaudeCode([...short.slice(3, 9), final, ...short.slice(10)].join('\n'));
+    const { messages } = importClaudeCode([...short.slice(3, 9), final, ...short.slice(10)].join('\n'));
     expect(messages[1]?.usage?.outputTokens).toBe(220);
     expect(messages[1]?.metadata).toEqual({ claudeCode: { model: 'claude-opus-4-6' } });
   });
@@ -64,18 +64,18 @@ describe('fromClaudeCode: API responses', () => {
     const empty = edit(short[4] as string, (r) => {
       r.message.content = [{ type: 'text', text: '' }];
     });
-    const { messages } = fromClaudeCode([short[3], empty, ...short.slice(5)].join('\n'));
+    const { messages } = importClaudeCode([short[3], empty, ...short.slice(5)].join('\n'));
     expect(messages[1]?.parts.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool-call', 'tool-call']);
-    const { messages: kept } = fromClaudeCode(fixture('short.jsonl'));
+    const { messages: kept } = importClaudeCode(fixture('short.jsonl'));
     expect(kept[1]?.parts[0]).toEqual({ type: 'text', text: '\n\n' });
   });
 });
 
-describe('fromClaudeCode: tool results', () => {
+describe('importClaudeCode: tool results', () => {
   it('answers a call whose result was never logged with a synthetic error result', () => {
     // short.jsonl without line 12 (the Glob call's result)
     const text = pick(short, [4, 5, 6, 7, 8, 10, 11, 13]);
-    const result = fromClaudeCode(text);
+    const result = importClaudeCode(text);
     expect(result.syntheticResults).toBe(1);
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
     expect(result.messages[3]).toMatchObject({
@@ -89,7 +89,7 @@ describe('fromClaudeCode: tool results', () => {
   });
 
   it('leaves the calls of a trailing response in flight', () => {
-    const result = fromClaudeCode(pick(short, [4, 5, 6, 7, 8, 10]));
+    const result = importClaudeCode(pick(short, [4, 5, 6, 7, 8, 10]));
     expect(result.syntheticResults).toBe(0);
     expect(validate(result.messages, anthropicInFlight)).toEqual([]);
     expect(validate(result.messages, { provider: 'anthropic' }).map((p) => p.kind)).toEqual([
@@ -99,7 +99,7 @@ describe('fromClaudeCode: tool results', () => {
   });
 
   it('drops a result whose call is not in the file, and counts it', () => {
-    const result = fromClaudeCode(pick(toolHeavy, [4, 11, 12, 13, 17]));
+    const result = importClaudeCode(pick(toolHeavy, [4, 11, 12, 13, 17]));
     expect(result.skipped['orphan-tool-result']).toBe(1);
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
@@ -109,7 +109,7 @@ describe('fromClaudeCode: tool results', () => {
       const [block] = r.message.content as unknown[];
       r.message.content = [block, { type: 'text', text: '[Request interrupted by user for tool use]' }];
     });
-    const { messages } = fromClaudeCode([...short.slice(3, 11), both].join('\n'));
+    const { messages } = importClaudeCode([...short.slice(3, 11), both].join('\n'));
     expect(messages.slice(-2).map((m) => [m.role, m.id])).toEqual([
       ['tool', '2618ef5d-c1c6-4938-b81c-8a3230ccad76'],
       ['user', '2618ef5d-c1c6-4938-b81c-8a3230ccad76:1'],
@@ -117,9 +117,9 @@ describe('fromClaudeCode: tool results', () => {
   });
 });
 
-describe('fromClaudeCode: records', () => {
+describe('importClaudeCode: records', () => {
   it('counts skipped record types and keeps meta and command records, marked', () => {
-    const result = fromClaudeCode(fixture('tool_heavy.jsonl'));
+    const result = importClaudeCode(fixture('tool_heavy.jsonl'));
     expect(result.skipped).toEqual({
       'file-history-snapshot': 3,
       progress: 10,
@@ -137,7 +137,7 @@ describe('fromClaudeCode: records', () => {
 
   it('reports the compaction boundary and marks the continuation summary', () => {
     const all = lines('258c7280-ae70-4798-800f-63464d01a85d.jsonl');
-    const result = fromClaudeCode(pick(all, [1256, 1257, 1258]));
+    const result = importClaudeCode(pick(all, [1256, 1257, 1258]));
     expect(result.compactions).toEqual([
       {
         boundaryId: 'd46d6800-2f43-4360-ba84-c1de9c1ecbae',
@@ -156,20 +156,20 @@ describe('fromClaudeCode: records', () => {
   it('excludes sub-agent records from a main conversation by default, keeps them in a sub-agent file', () => {
     const main = fixture('short.jsonl');
     const agent = fixture('258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-a881341.jsonl');
-    const mixed = fromClaudeCode(`${main}\n${agent}`);
+    const mixed = importClaudeCode(`${main}\n${agent}`);
     expect(mixed.sidechains).toEqual({ records: 8, included: false });
     expect(mixed.skipped.sidechain).toBe(8);
-    expect(mixed.messages).toHaveLength(fromClaudeCode(main).messages.length);
-    const included = fromClaudeCode(`${main}\n${agent}`, { sidechains: 'include' });
+    expect(mixed.messages).toHaveLength(importClaudeCode(main).messages.length);
+    const included = importClaudeCode(`${main}\n${agent}`, { sidechains: 'include' });
     expect(included.messages).toHaveLength(5 + 6);
     expect(validate(included.messages, anthropicInFlight)).toEqual([]);
-    expect(fromClaudeCode(agent).sidechains).toEqual({ records: 8, included: true });
-    expect(fromClaudeCode(agent, { sidechains: 'exclude' }).messages).toEqual([]);
+    expect(importClaudeCode(agent).sidechains).toEqual({ records: 8, included: true });
+    expect(importClaudeCode(agent, { sidechains: 'exclude' }).messages).toEqual([]);
   });
 
   it('reads each record once when a transcript repeats records', () => {
-    const once = fromClaudeCode(fixture('short.jsonl'));
-    const twice = fromClaudeCode(`${fixture('short.jsonl')}\n${fixture('short.jsonl')}`);
+    const once = importClaudeCode(fixture('short.jsonl'));
+    const twice = importClaudeCode(`${fixture('short.jsonl')}\n${fixture('short.jsonl')}`);
     expect(twice.messages).toEqual(once.messages);
     expect(twice.skipped['duplicate-record']).toBe(9);
   });
@@ -179,17 +179,17 @@ describe('fromClaudeCode: records', () => {
       r.uuid = 'blank';
       r.message.content = '';
     });
-    const result = fromClaudeCode([blank, short[3]].join('\n'));
+    const result = importClaudeCode([blank, short[3]].join('\n'));
     expect(result.skipped.empty).toBe(1);
     expect(result.messages.map((m) => m.id)).toEqual(['7d48cbd2-6615-4dd8-87f6-38f12b8167d6']);
   });
 
   it('returns the session id', () => {
-    expect(fromClaudeCode(fixture('short.jsonl')).sessionId).toBe('55604662-cf2a-4331-851a-ec234028f8ca');
+    expect(importClaudeCode(fixture('short.jsonl')).sessionId).toBe('55604662-cf2a-4331-851a-ec234028f8ca');
   });
 });
 
-describe('fromClaudeCode: bad input', () => {
+describe('importClaudeCode: bad input', () => {
   const error = (run: () => unknown): ChatfoldError => {
     try {
       run();
@@ -202,23 +202,23 @@ describe('fromClaudeCode: bad input', () => {
 
   it('names the line of malformed JSON, or skips it when asked', () => {
     const text = `${short[3]}\n${(short[4] as string).slice(0, 40)}\n${short[5]}`;
-    const thrown = error(() => fromClaudeCode(text));
+    const thrown = error(() => importClaudeCode(text));
     expect(thrown.code).toBe('E_INVALID_FORMAT');
     expect(thrown.details).toEqual({ line: 2 });
     expect(thrown.message).toMatch(/^line 2: not valid JSON/);
-    const skipped = fromClaudeCode(text, { onInvalidLine: 'skip' });
+    const skipped = importClaudeCode(text, { onInvalidLine: 'skip' });
     expect(skipped.skipped['invalid-line']).toBe(1);
     expect(skipped.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
   it('rejects a line that is not an object and a record without a message', () => {
-    expect(error(() => fromClaudeCode(`${short[3]}\n[1, 2]`)).message).toMatch(
+    expect(error(() => importClaudeCode(`${short[3]}\n[1, 2]`)).message).toMatch(
       /^line 2: expected a JSON object, received array/,
     );
     const noMessage = edit(short[3] as string, (r) => {
       delete (r as { message?: unknown }).message;
     });
-    const thrown = error(() => fromClaudeCode(noMessage));
+    const thrown = error(() => importClaudeCode(noMessage));
     expect(thrown.details).toEqual({ line: 1 });
     expect(thrown.message).toMatch(/needs a message object, received undefined/);
   });
@@ -228,15 +228,15 @@ describe('fromClaudeCode: bad input', () => {
       r.message.content = [{ type: 'hologram' }];
     });
     const text = [short[3], odd].join('\n');
-    const thrown = error(() => fromClaudeCode(text));
+    const thrown = error(() => importClaudeCode(text));
     expect(thrown.code).toBe('E_INVALID_FORMAT');
     expect(thrown.message).toMatch(
       /^line 2: cannot read this assistant record: .*unsupported Anthropic block "hologram"/,
     );
-    expect(fromClaudeCode(text, { onInvalidLine: 'skip' }).skipped['invalid-line']).toBe(1);
+    expect(importClaudeCode(text, { onInvalidLine: 'skip' }).skipped['invalid-line']).toBe(1);
   });
 
   it('rejects input that is not text', () => {
-    expect(error(() => fromClaudeCode(42 as unknown as string)).message).toMatch(/received number/);
+    expect(error(() => importClaudeCode(42 as unknown as string)).message).toMatch(/received number/);
   });
 });

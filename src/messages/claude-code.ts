@@ -9,7 +9,7 @@ import { describe, type NormalizeOptions, normalizeMessages } from './normalize.
 import { pairToolResults } from './pair-tool-results.ts';
 import type { JsonValue, Message, MessageInput, Part, Usage } from './types.ts';
 
-/** Options of {@link fromClaudeCode}. */
+/** Options of {@link importClaudeCode}. */
 export interface ClaudeCodeImportOptions extends NormalizeOptions {
   /**
    * Sub-agent traffic (records with `isSidechain: true`). `'auto'` (default) excludes it from a
@@ -39,7 +39,7 @@ export interface ClaudeCodeCompaction {
   readonly summaryId?: string;
 }
 
-/** Result of {@link fromClaudeCode}. */
+/** Result of {@link importClaudeCode}. */
 export interface ClaudeCodeImport {
   /** The conversation in neutral form, oldest first. */
   readonly messages: Message[];
@@ -147,14 +147,14 @@ function readLines(text: string, onInvalid: 'error' | 'skip', skip: (reason: str
  * @throws ChatfoldError `E_INVALID_FORMAT` for an unreadable line (with `details.line`).
  *
  * @example
- * const { messages, compactions } = fromClaudeCode(readFileSync(path, 'utf8'));
+ * const { messages, compactions } = importClaudeCode(readFileSync(path, 'utf8'));
  * assertValid(messages, { provider: 'anthropic', allowPendingToolCalls: true });
  */
-export function fromClaudeCode(jsonlText: string, options: ClaudeCodeImportOptions = {}): ClaudeCodeImport {
+export function importClaudeCode(jsonlText: string, options: ClaudeCodeImportOptions = {}): ClaudeCodeImport {
   if (typeof jsonlText !== 'string') {
     throw new ChatfoldError(
       'E_INVALID_FORMAT',
-      `fromClaudeCode: expected the transcript's JSONL text, received ${describe(jsonlText)}`,
+      `importClaudeCode: expected the transcript's JSONL text, received ${describe(jsonlText)}`,
       {},
     );
   }
@@ -376,4 +376,16 @@ function finalUsage(
     ...(merged === undefined ? {} : { usage: merged }),
     ...(Object.keys(claudeCode).length > 0 ? { metadata: { ...previous.metadata, claudeCode } } : {}),
   };
+}
+
+/**
+ * Converts a Claude Code session transcript (JSON Lines) to neutral messages (MSG-2): the
+ * `messages` of {@link importClaudeCode}, which also reports compactions, skipped records and
+ * sub-agents.
+ *
+ * @example
+ * const messages = fromClaudeCode(readFileSync(path, 'utf8'));
+ */
+export function fromClaudeCode(jsonlText: string, options: ClaudeCodeImportOptions = {}): Message[] {
+  return [...importClaudeCode(jsonlText, options).messages];
 }

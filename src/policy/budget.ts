@@ -1,12 +1,6 @@
+import { DEFAULTS } from '../defaults.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
-
-/** Safety margin as a share of the window, by how trustworthy counts are (TRG-1, seed 001 FR-5.2.1). */
-export const DEFAULT_SAFETY_MARGIN: Readonly<Record<CountAccuracy, number>> = {
-  exact: 0.05,
-  calibrated: 0.08,
-  approximate: 0.15,
-};
 
 /** The output reserve never exceeds this share of the window when derived from the model's max output. */
 export const MAX_RESERVE_SHARE = 0.25;
@@ -66,7 +60,7 @@ export function computeBudget({
   const reserve =
     responseReserve ??
     Math.min(maxOutputTokens ?? 4096, Math.floor(window * MAX_RESERVE_SHARE), MAX_DERIVED_RESERVE);
-  const margin = Math.ceil(window * (safetyMargin ?? DEFAULT_SAFETY_MARGIN[accuracy]));
+  const margin = Math.ceil(window * (safetyMargin ?? DEFAULTS.safetyMargin[accuracy]));
   const messages = window - reserve - margin - toolTokens;
   if (messages <= 0) {
     throw new ChatfoldError(

@@ -1,6 +1,4 @@
-/** Without numbers in an overflow error, the next attempt assumes a window this much smaller (RT-3). */
-export const OVERFLOW_SHRINK = 0.85;
-
+import { DEFAULTS } from '../defaults.ts';
 /** What a provider's context-overflow error said (`parseContextOverflow`). */
 export interface OverflowNumbers {
   /** The real context limit, when the error names it. */
@@ -14,7 +12,7 @@ export interface OverflowNumbers {
  * limit the error reported; else, when it reported the prompt's real size, either the same
  * window (`calibrated`: the caller has just calibrated its counter on that size) or the window
  * scaled down by how far `estimate`, chatfold's count of the rejected prompt, was off; else
- * {@link OVERFLOW_SHRINK} of it. Never larger than `current`.
+ * `DEFAULTS.overflowShrink` of it. Never larger than `current`.
  */
 export function windowAfterOverflow(
   current: number,
@@ -29,5 +27,5 @@ export function windowAfterOverflow(
       return Math.floor((current * estimate) / actual);
     }
   }
-  return Math.floor(current * OVERFLOW_SHRINK);
+  return Math.floor(current * DEFAULTS.overflowShrink);
 }

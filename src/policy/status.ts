@@ -1,6 +1,7 @@
+import { DEFAULTS } from '../defaults.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
 import type { Budget } from './budget.ts';
-import { DEFAULT_FLOOR, DEFAULT_TRIGGERS, evaluateTriggers, type Triggers } from './triggers.ts';
+import { evaluateTriggers, type Triggers } from './triggers.ts';
 
 /** The current summary, as `status()` shows it. */
 export interface SummaryStatus {
@@ -49,8 +50,8 @@ export function contextStatus({
   messagesSinceCompaction,
   accuracy,
   tokenizer,
-  triggers = DEFAULT_TRIGGERS,
-  floor = DEFAULT_FLOOR,
+  triggers = DEFAULTS.triggers,
+  floor = DEFAULTS.floor,
   nextTurnTokens = 0,
   summary,
 }: ContextStatusInput): ContextStatus {

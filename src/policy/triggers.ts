@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 
 /**
@@ -14,13 +15,6 @@ export interface TriggerGroup {
 
 /** Triggers fire when ANY group fires (OR of AND-groups, TRG-2). */
 export type Triggers = readonly TriggerGroup[];
-
-/** Default triggers: 80 % of the budget. */
-export const DEFAULT_TRIGGERS: Triggers = [{ fraction: 0.8 }];
-/** Never auto-compact a prompt smaller than this (TRG-3, seed 001 FR-5.4.1). */
-export const DEFAULT_FLOOR = 2000;
-/** Compact down to this share of the budget (TRG-4 hysteresis). */
-export const DEFAULT_TARGET = 0.5;
 
 /** What the triggers are measured against. */
 export interface TriggerInput {
@@ -87,7 +81,7 @@ const format = (n: number): string => n.toLocaleString('en-US');
  */
 export function evaluateTriggers(
   input: TriggerInput,
-  { triggers = DEFAULT_TRIGGERS, floor = DEFAULT_FLOOR }: { triggers?: Triggers; floor?: number } = {},
+  { triggers = DEFAULTS.triggers, floor = DEFAULTS.floor }: { triggers?: Triggers; floor?: number } = {},
 ): TriggerDecision {
   const { tokens, budget, messagesSinceCompaction } = input;
   if (tokens > budget) {

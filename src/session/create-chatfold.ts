@@ -1,5 +1,12 @@
+import { z } from 'zod';
+import {
+  type CompactionSettings,
+  checkCompactionSettings,
+  compactionSettingsShape,
+} from '../compaction/options.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import { checkSessionId } from '../stores/shared/errors.ts';
 import type { Store } from '../stores/types.ts';
@@ -10,14 +17,20 @@ import type { Chatfold, ChatfoldOptions, Session } from './types.ts';
 /** Setting under which learned context limits are kept, per model (RT-3). */
 const LEARNED_LIMIT_KEY = 'chatfold.learned-window:';
 
-const STORE_METHODS = [
-  'append',
-  'messages',
-  'context',
-  'writeSnapshot',
-  'latestSnapshot',
-  'ensureSession',
-] as const;
+const chatfoldOptionsSchema = z
+  .object({
+    ...compactionSettingsShape,
+    store: withMethods<Store>('a store', [
+      'append',
+      'messages',
+      'context',
+      'writeSnapshot',
+      'latestSnapshot',
+      'ensureSession',
+    ]).optional(),
+    now: fn<() => Date>('a clock').optional(),
+  })
+  .strict();
 
 /**
  * Creates chatfold's stateful API (RT-1): sessions persisted in a store, compacted when a
@@ -37,16 +50,9 @@ export function createChatfold(options: ChatfoldOptions): Chatfold {
   if (typeof options !== 'object' || options === null) {
     throw new ChatfoldError('E_INVALID_OPTIONS', 'createChatfold: expected an options object', {});
   }
+  parseOptions(chatfoldOptionsSchema, options, 'createChatfold');
+  checkCompactionSettings(options as CompactionSettings, 'createChatfold');
   const store: Store = options.store ?? memoryStore();
-  for (const method of STORE_METHODS) {
-    if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
-      throw new ChatfoldError(
-        'E_INVALID_OPTIONS',
-        `createChatfold: store must implement the Store interface (missing ${method})`,
-        { option: 'store', missing: method },
-      );
-    }
-  }
   const model = resolveCompactionModel(options);
   const limitKey = `${LEARNED_LIMIT_KEY}${options.model ?? `window-${model.window}`}`;
   const learnedWindow: { value?: number } = {};

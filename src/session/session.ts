@@ -1,25 +1,31 @@
-import { type CompactOptions, compact } from '../compaction/compact.ts';
-import type { CompactionReport, CompactionTrigger } from '../compaction/types.ts';
+import { applyCompactionPlan } from '../compaction/apply-plan.ts';
+import type { CompactOptions } from '../compaction/options.ts';
+import { reportOf, runPlanner } from '../compaction/plan-compaction.ts';
+import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { hasDerivedId, normalizeMessages } from '../messages/normalize.ts';
-import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
-import { type Budget, computeBudget } from '../policy/budget.ts';
-import {
-  INITIAL_LOOP_GUARD,
-  isCompactionAllowed,
-  type LoopGuardState,
-  recordCompaction,
-  recordFailure,
-} from '../policy/loop-guard.ts';
+import type { JsonValue, Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
+import { evaluateContext } from '../policy/evaluate-context.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
-import { contextStatus } from '../policy/status.ts';
-import { DEFAULT_FLOOR, DEFAULT_TARGET, DEFAULT_TRIGGERS, evaluateTriggers } from '../policy/triggers.ts';
-import type { SessionContext, Snapshot, Store, StoredMessage } from '../stores/types.ts';
-import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import type { Store } from '../stores/types.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
-import { readSnapshotContent, snapshotContent, toJson } from './snapshot-content.ts';
+import { CallQueue } from './call-queue.ts';
+import {
+  INITIAL_SESSION_STATE,
+  isSummarizerAvailable,
+  mayAutoCompact,
+  readSessionState,
+  type SessionCompactionState,
+  stateAfterFailure,
+  stateAfterPlan,
+} from './compaction-state.ts';
+import { compactionRecords, historyEntries } from './session-history.ts';
+import { SessionProjection } from './session-projection.ts';
+import { sessionStatus } from './session-status.ts';
 import type {
   ChatfoldOptions,
+  CompactionRecord,
+  HistoryEntry,
   HistoryQuery,
   PreparedPrompt,
   PrepareOptions,
@@ -29,11 +35,6 @@ import type {
   SessionStatus,
   SessionUsage,
 } from './types.ts';
-
-/** First wait after the LLM summarizer failed; doubles per consecutive failure (RT-4). */
-export const SUMMARIZER_RETRY_BASE_MS = 30_000;
-/** Upper bound of the summarizer back-off. */
-export const SUMMARIZER_RETRY_MAX_MS = 15 * 60_000;
 
 /** What every session of one `createChatfold` shares. */
 export interface SessionConfig {
@@ -47,50 +48,54 @@ export interface SessionConfig {
   readonly onLearnedWindow: (window: number) => Promise<void>;
 }
 
+/** Settings key of a session's compaction state (loop guard, cancels, back-off). */
+export const sessionStateKey = (id: string): string => `chatfold.session-state:${id}`;
+
+/** How one compaction ran, for `prepare` and `compact`. */
 interface CompactOutcome {
-  readonly report: CompactionReport;
-  /** Another writer's snapshot won the compare-and-set; nothing was applied. */
+  readonly plan: CompactionPlan;
+  /** Another writer's snapshot won the compare-and-set; nothing was persisted. */
   readonly conflict: boolean;
-  /** The compacted projection (applied unless `conflict`). */
   readonly messages: readonly Message[];
 }
 
 /**
  * A conversation persisted in a store (RT-1). The session keeps the current projection in
  * memory and only reads what other processes added since; the store keeps every original
- * message (ST-3) and one snapshot per compaction that removed messages (ST-4).
+ * message (ST-3) and one snapshot per compaction (ST-4). Compaction is a plan: the session
+ * applies it and persists it, and never works backwards from message objects.
  * Calls on one session run one at a time, in call order.
  */
 export class ChatfoldSession implements Session {
   readonly id: string;
   readonly #config: SessionConfig;
   readonly #counter: CalibratedCounter;
-  #projection: Message[] = [];
-  #seqById = new Map<string, number>();
-  #lastSeq = 0;
-  #snapshot: Snapshot | undefined;
-  #sinceCompaction = 0;
-  #guard: LoopGuardState = INITIAL_LOOP_GUARD;
-  #previousPrompt: readonly Message[] = [];
-  #loaded = false;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #projection: SessionProjection;
+  readonly #queue = new CallQueue();
   readonly #listeners = new Set<(event: SessionEvent) => void>();
-  #summarizerFailures = 0;
-  #summarizerRetryAt = 0;
+  #state: SessionCompactionState = INITIAL_SESSION_STATE;
+  #previousPrompt: readonly Message[] = [];
 
   constructor(id: string, config: SessionConfig, counter: CalibratedCounter) {
     this.id = id;
     this.#config = config;
     this.#counter = counter;
+    this.#projection = new SessionProjection(id, config.store);
   }
 
-  /** Loads the latest snapshot and the messages after it (ST-6). Called by `createChatfold`. */
+  /** Loads the latest snapshot, the messages after it and the session's state (ST-6). */
   async open(): Promise<void> {
-    await this.#exclusive(() => this.#load());
+    await this.#queue.run(async () => {
+      const [, state] = await Promise.all([
+        this.#projection.load(),
+        this.#config.store.getSetting(sessionStateKey(this.id)),
+      ]);
+      this.#state = readSessionState(state);
+    });
   }
 
   append(input: MessageInput | readonly MessageInput[]): Promise<readonly Message[]> {
-    return this.#exclusive(async () => {
+    return this.#queue.run(async () => {
       const inputs: readonly MessageInput[] = Array.isArray(input) ? input : [input as MessageInput];
       // Ids derived from content would make two identical turns ("yes") one row: a session
       // gives every message without an id of its own (or with one a converter derived) its own.
@@ -110,20 +115,20 @@ export class ChatfoldSession implements Session {
           tokenizer: this.#counter.tokenizer,
         })),
       );
-      this.#apply(rows);
+      this.#projection.apply(rows);
       return rows.map((row) => row.message);
     });
   }
 
   prepare(options: PrepareOptions = {}): Promise<PreparedPrompt> {
-    return this.#exclusive(async () => {
-      await this.#sync();
+    return this.#queue.run(async () => {
+      await this.#projection.sync();
       return this.#prepare(options, true);
-    });
+    }, options.signal);
   }
 
   recordUsage(usage: SessionUsage): Promise<void> {
-    return this.#exclusive(async () => {
+    return this.#queue.run(async () => {
       if (usage.inputTokens !== undefined && this.#previousPrompt.length > 0) {
         this.#counter.recordUsage(this.#previousPrompt, {
           inputTokens: usage.inputTokens,
@@ -139,78 +144,50 @@ export class ChatfoldSession implements Session {
     });
   }
 
-  compact(options: SessionCompactOptions = {}): Promise<CompactionReport> {
-    return this.#exclusive(async () => {
-      await this.#sync();
-      const outcome = await this.#compact({
-        mode: options.manual === false ? 'auto' : 'manual',
+  compact(options: SessionCompactOptions = {}): Promise<CompactionPlan> {
+    return this.#queue.run(async () => {
+      await this.#projection.sync();
+      const run = {
+        mode: options.mode ?? 'manual',
         window: this.#window(),
-        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         ...pick(options, this.#config.options),
-      });
-      if (!outcome.conflict) return outcome.report;
-      await this.#load();
+        ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      };
+      if (options.dryRun === true) return this.#preview(run);
+      const outcome = await this.#compact(run);
+      if (!outcome.conflict) return outcome.plan;
+      await this.#projection.load();
       return {
-        ...outcome.report,
+        ...outcome.plan,
         compacted: false,
         reason: 'another writer compacted this session first; its snapshot is loaded',
       };
-    });
+    }, options.signal);
   }
 
   status(): Promise<SessionStatus> {
-    return this.#exclusive(async () => {
-      await this.#sync();
+    return this.#queue.run(async () => {
+      await this.#projection.sync();
       const options = this.#config.options;
-      const tokens = this.#counter.count(this.#projection).total;
-      const budget = this.#budget(this.#window(), options.tools);
-      const summarized = this.#summarized();
       const snapshots = await this.#config.store.snapshots(this.id, 'summary');
-      const base = contextStatus({
-        tokens,
-        budget,
-        messagesSinceCompaction: this.#sinceCompaction,
-        accuracy: this.#counter.accuracy,
-        tokenizer: this.#counter.tokenizer,
-        triggers: options.triggers ?? DEFAULT_TRIGGERS,
-        floor: options.floor ?? DEFAULT_FLOOR,
-        ...(this.#snapshot === undefined
-          ? {}
-          : {
-              summary: {
-                messagesSummarized: summarized,
-                tokens: this.#snapshot.tokenCount,
-                createdAt: this.#snapshot.createdAt,
-              },
-            }),
-      });
-      const count = this.#lastSeq.toLocaleString('en-US');
-      return {
-        ...base,
+      return sessionStatus({
         sessionId: this.id,
-        messagesInHistory: this.#lastSeq,
-        messagesSummarized: summarized,
-        text: `${count} message${this.#lastSeq === 1 ? '' : 's'} in history (${summarized.toLocaleString('en-US')} summarized)`,
+        projection: this.#projection,
+        counter: this.#counter,
+        evaluation: this.#evaluate(this.#window(), options.tools),
+        options,
         compactions: snapshots.length,
-      };
+      });
     });
   }
 
-  async history(query: HistoryQuery = {}): Promise<readonly StoredMessage[]> {
-    const store = this.#config.store;
-    if (query.query !== undefined && query.query !== '') {
-      return store.search(this.id, {
-        text: query.query,
-        ...(query.limit === undefined ? {} : { limit: query.limit }),
-        ...(query.before === undefined ? {} : { beforeSeq: query.before }),
-      });
-    }
-    const rows = await store.messages(this.id, {
-      order: 'desc',
-      ...(query.limit === undefined ? {} : { limit: query.limit }),
-      ...(query.before === undefined ? {} : { beforeSeq: query.before }),
-    });
-    return [...rows].reverse();
+  async history(query: HistoryQuery = {}): Promise<readonly HistoryEntry[]> {
+    return historyEntries(this.#config.store, this.id, this.#projection, query);
+  }
+
+  async compactions(): Promise<readonly CompactionRecord[]> {
+    return compactionRecords(await this.#config.store.snapshots(this.id, 'summary'));
   }
 
   on(listener: (event: SessionEvent) => void): () => void;
@@ -236,65 +213,31 @@ export class ChatfoldSession implements Session {
 
   // ---------------------------------------------------------------------------------------
 
-  #exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
-  }
-
   #emit(event: SessionEvent): void {
-    for (const listener of this.#listeners) {
+    const failed: [(event: SessionEvent) => void, unknown][] = [];
+    const deliver = (listener: (event: SessionEvent) => void, value: SessionEvent): void => {
       try {
-        listener(event);
-      } catch {
-        // A failing UI listener must not fail the user's request.
+        listener(value);
+      } catch (error) {
+        // A failing UI listener must not fail the user's request; the others hear about it.
+        if (value.type !== 'listener-error') failed.push([listener, error]);
       }
+    };
+    try {
+      this.#config.options.onEvent?.(event, this.id);
+    } catch (error) {
+      failed.push([() => undefined, error]);
+    }
+    for (const listener of this.#listeners) deliver(listener, event);
+    for (const [source, error] of failed) {
+      const report: SessionEvent = { type: 'listener-error', eventType: event.type, error };
+      for (const listener of this.#listeners) if (listener !== source) deliver(listener, report);
     }
   }
 
-  async #load(): Promise<void> {
-    this.#reset(await this.#config.store.context(this.id, { headCount: 0 }));
-  }
-
-  #reset(context: SessionContext): void {
-    const { snapshot, tail } = context;
-    const head = snapshot === undefined ? [] : (readSnapshotContent(snapshot.content)?.head ?? []);
-    this.#snapshot = snapshot;
-    this.#projection = [...head];
-    this.#seqById = new Map();
-    this.#lastSeq = snapshot?.cutoffSeq ?? 0;
-    this.#sinceCompaction = 0;
-    this.#previousPrompt = [];
-    this.#loaded = true;
-    this.#apply(tail);
-  }
-
-  /** Adds rows the projection has not seen, in `seq` order (duplicates from retries skipped). */
-  #apply(rows: readonly StoredMessage[]): void {
-    if (!this.#loaded) return;
-    for (const row of rows) {
-      if (row.seq <= this.#lastSeq) continue;
-      if (row.seq !== this.#lastSeq + 1) {
-        // Another writer appended in between: the next #sync reads the gap in order.
-        return;
-      }
-      this.#projection.push(row.message);
-      this.#seqById.set(row.message.id, row.seq);
-      this.#lastSeq = row.seq;
-      this.#sinceCompaction++;
-    }
-  }
-
-  /** Reads what other writers appended or compacted since this session last looked (ST-5). */
-  async #sync(): Promise<void> {
-    if (!this.#loaded) return this.#load();
-    const store = this.#config.store;
-    const [latest, rows] = await Promise.all([
-      store.latestSnapshot(this.id, 'summary'),
-      store.messages(this.id, { afterSeq: this.#lastSeq }),
-    ]);
-    if (latest?.id !== this.#snapshot?.id) return this.#load();
-    this.#apply(rows);
+  /** Runs a background write; a failure becomes a `store-error` event (never swallowed). */
+  #background(operation: string, write: Promise<unknown>): void {
+    write.catch((error: unknown) => this.#emit({ type: 'store-error', operation, error }));
   }
 
   #window(overflow?: PrepareOptions['overflow']): number {
@@ -308,29 +251,26 @@ export class ChatfoldSession implements Session {
     const next = windowAfterOverflow(current, overflow, { calibrated: this.#previousPrompt.length > 0 });
     if (next < current || learned.value === undefined) {
       learned.value = next;
-      void this.#config.onLearnedWindow(next).catch(() => undefined);
+      this.#emit({ type: 'window-learned', window: next });
+      this.#background('learned-window', this.#config.onLearnedWindow(next));
     }
     return next;
   }
 
-  #budget(window: number, tools: readonly ToolDefinition[] | undefined): Budget {
-    const options = this.#config.options;
-    const toolTokens = tools?.length ? this.#counter.count([], { tools }).tools : 0;
-    return computeBudget({
-      window,
-      ...(this.#config.maxOutputTokens === undefined
-        ? {}
-        : { maxOutputTokens: this.#config.maxOutputTokens }),
-      ...(options.responseReserve === undefined ? {} : { responseReserve: options.responseReserve }),
-      ...(options.safetyMargin === undefined ? {} : { safetyMargin: options.safetyMargin }),
-      accuracy: this.#counter.accuracy,
-      toolTokens,
-    });
-  }
-
-  #summarized(): number {
-    if (this.#snapshot === undefined) return 0;
-    return readSnapshotContent(this.#snapshot.content)?.messagesIncluded ?? 0;
+  #evaluate(window: number, tools: readonly ToolDefinition[] | undefined) {
+    return evaluateContext(
+      {
+        window,
+        ...(this.#config.maxOutputTokens === undefined
+          ? {}
+          : { maxOutputTokens: this.#config.maxOutputTokens }),
+        accuracy: this.#counter.accuracy,
+        toolTokens: tools?.length ? this.#counter.count([], { tools }).tools : 0,
+        tokens: this.#counter.count(this.#projection.messages).total,
+        messagesSinceCompaction: this.#projection.sinceCompaction,
+      },
+      this.#config.options,
+    );
   }
 
   async #prepare(
@@ -344,38 +284,37 @@ export class ChatfoldSession implements Session {
     // A redone compaction uses the window already learned from this overflow (shrinking twice
     // would persist a limit smaller than the provider's).
     const window = learned ?? this.#window(options.overflow);
-    const budget = this.#budget(window, tools);
-    const tokens = this.#counter.count(this.#projection).total;
-    const decision = evaluateTriggers(
-      { tokens, budget: budget.messages, messagesSinceCompaction: this.#sinceCompaction },
-      { triggers: config.triggers ?? DEFAULT_TRIGGERS, floor: config.floor ?? DEFAULT_FLOOR },
-    );
-    let mode: CompactionTrigger | undefined;
+    const evaluation = this.#evaluate(window, tools);
+    const { decision } = evaluation;
+    let mode: CompactionMode | undefined;
     if (options.overflow !== undefined) mode = 'overflow';
     else if (
       decision.shouldCompact &&
-      (decision.trigger === 'overflow' || isCompactionAllowed(this.#guard, this.#lastSeq))
+      (decision.trigger === 'overflow' || mayAutoCompact(this.#state, this.#projection.lastSeq))
     ) {
       mode = 'auto';
     }
     let report: CompactionReport;
     if (mode === undefined) {
+      const tokens = this.#counter.count(this.#projection.messages).total;
       report = {
         compacted: false,
         cancelled: false,
+        mode: 'auto',
         reason: decision.shouldCompact
           ? 'waiting after a stalled or failed compaction (TRG-5)'
           : decision.reason,
         ...(provider === undefined ? {} : { provider }),
-        budget,
-        target: Math.floor(budget.messages * (config.target ?? DEFAULT_TARGET)),
+        budget: evaluation.budget,
+        target: evaluation.target,
         tokensBefore: tokens,
         tokensAfter: tokens,
-        messagesBefore: this.#projection.length,
-        messagesAfter: this.#projection.length,
+        messagesBefore: this.#projection.messages.length,
+        messagesAfter: this.#projection.messages.length,
         tokenizer: this.#counter.tokenizer,
         accuracy: this.#counter.accuracy,
         stages: [],
+        fallbacks: [],
         warnings: [],
       };
     } else {
@@ -384,210 +323,133 @@ export class ChatfoldSession implements Session {
         window,
         ...(provider === undefined ? {} : { provider }),
         ...(tools === undefined ? {} : { tools }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       if (outcome.conflict) {
         if (retryOnConflict) {
-          await this.#load();
+          await this.#projection.load();
           return this.#prepare(options, false, window);
         }
         // Lost the race twice in a row: send this compaction without persisting it (the prompt
         // must still fit); the next call loads the winners' snapshot.
-        this.#projection = [...outcome.messages];
+        this.#projection.replace(outcome.messages);
       }
-      report = outcome.report;
+      report = reportOf(outcome.plan);
     }
-    const messages = [...this.#projection];
+    const messages = [...this.#projection.messages];
     const cachedPrefixTokens = sharedPrefixTokens(this.#previousPrompt, messages, this.#counter);
     this.#previousPrompt = messages;
-    const toolTokens = budget.toolTokens;
-    return { messages, report, tokens: report.tokensAfter + toolTokens, cachedPrefixTokens };
+    return {
+      messages,
+      report,
+      tokens: report.tokensAfter + evaluation.budget.toolTokens,
+      cachedPrefixTokens,
+    };
   }
 
-  #activeSummarizer(): CompactOptions['summarizer'] {
-    const summarizer = this.#config.options.summarizer;
-    if (summarizer === undefined) return undefined;
-    // RT-4: after a failure, use the extractive summary until the back-off ends.
-    return this.#config.now().getTime() >= this.#summarizerRetryAt ? summarizer : undefined;
-  }
-
-  async #compact(run: {
-    mode: CompactionTrigger;
-    window: number;
-    provider?: Provider;
-    tools?: readonly ToolDefinition[];
-    instructions?: string;
-  }): Promise<CompactOutcome> {
+  /** The compact() options of one run: the session's settings plus this call's. */
+  #planOptions(run: CompactionRun, summarizerAllowed: boolean): CompactOptions {
     const config = this.#config.options;
-    const before = this.#projection;
-    const summarizer = this.#activeSummarizer();
     const instructions = [config.instructions, run.instructions].filter(Boolean).join('\n\n');
-    let result: Awaited<ReturnType<typeof compact>>;
+    const summarizer =
+      summarizerAllowed && isSummarizerAvailable(this.#state, this.#config.now().getTime())
+        ? config.summarizer
+        : undefined;
+    return {
+      ...copy(config, [
+        'responseReserve',
+        'safetyMargin',
+        'strategy',
+        'strategyOptions',
+        'registry',
+        'triggers',
+        'floor',
+        'target',
+        'protect',
+      ]),
+      counter: this.#counter,
+      window: run.window,
+      ...(this.#config.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: this.#config.maxOutputTokens }),
+      ...(run.provider === undefined ? {} : { provider: run.provider }),
+      ...(run.tools === undefined ? {} : { tools: run.tools }),
+      ...(summarizer === undefined ? {} : { summarizer }),
+      ...(instructions === '' ? {} : { instructions }),
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+      mode: run.mode,
+      messagesSinceCompaction: this.#projection.sinceCompaction,
+    };
+  }
+
+  /** A manual compaction's plan, not applied, not persisted, no model call, no hooks. */
+  async #preview(run: CompactionRun): Promise<CompactionPlan> {
+    const { plan } = await runPlanner(this.#projection.messages, this.#planOptions(run, false));
+    return plan;
+  }
+
+  async #compact(run: CompactionRun): Promise<CompactOutcome> {
+    const config = this.#config.options;
+    const options = this.#planOptions(run, true);
+    const started = performance.now();
+    let plan: CompactionPlan;
     try {
-      result = await compact(before, {
-        counter: this.#counter,
-        window: run.window,
-        ...(this.#config.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: this.#config.maxOutputTokens }),
-        ...copy(config, [
-          'responseReserve',
-          'safetyMargin',
-          'strategy',
-          'strategyOptions',
-          'registry',
-          'triggers',
-          'floor',
-          'target',
-          'protect',
-          'hooks',
-        ]),
-        ...(run.provider === undefined ? {} : { provider: run.provider }),
-        ...(run.tools === undefined ? {} : { tools: run.tools }),
-        ...(summarizer === undefined ? {} : { summarizer }),
-        ...(instructions === '' ? {} : { instructions }),
-        mode: run.mode,
-        messagesSinceCompaction: this.#sinceCompaction,
+      ({ plan } = await runPlanner(this.#projection.messages, {
+        ...options,
+        ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
+        consecutiveCancels: this.#state.consecutiveCancels,
         onEvent: (event) => this.#emit(event),
-      });
+      }));
     } catch (error) {
-      this.#guard = recordFailure(this.#guard, this.#lastSeq);
+      if (!run.signal?.aborted) this.#saveState(stateAfterFailure(this.#state, this.#projection.lastSeq));
       throw error;
     }
-    const { report } = result;
-    this.#noteSummarizer(before, result.messages, summarizer !== undefined);
-    if (!report.compacted) {
-      if (!report.cancelled && run.mode === 'auto') {
-        this.#guard = recordCompaction(this.#guard, {
-          messageCount: this.#lastSeq,
-          before: report.tokensBefore,
-          after: report.tokensAfter,
-        });
-      }
-      return { report, conflict: false, messages: result.messages };
-    }
-
-    const after = new Map(result.messages.map((message) => [message.id, message]));
-    const previousCutoff = this.#snapshot?.cutoffSeq ?? 0;
-    let cutoffSeq = previousCutoff;
-    let cutoffId = this.#snapshot?.messageCutoffId;
-    let first: { seq: number; id: string } | undefined;
-    let removed = 0;
-    let firstChanged: { seq: number; id: string } | undefined;
-    const cover = (seq: number, id: string): void => {
-      if (firstChanged === undefined || seq < firstChanged.seq) firstChanged = { seq, id };
-      if (seq > cutoffSeq) {
-        cutoffSeq = seq;
-        cutoffId = id;
-      }
-    };
-    // Resuming reads the stored originals after the cutoff, so the snapshot must stand for
-    // every stored message the compaction removed or changed (a stub, mask or clip keeps the
-    // id) and for every one placed before a message chatfold inserted.
-    for (const message of before) {
-      const seq = this.#seqById.get(message.id);
-      if (seq === undefined) continue;
-      const now = after.get(message.id);
-      if (now === message) continue;
-      if (now === undefined) {
-        removed++;
-        if (first === undefined || seq < first.seq) first = { seq, id: message.id };
-      }
-      cover(seq, message.id);
-    }
-    let newest: { seq: number; id: string } | undefined;
-    for (const message of result.messages) {
-      const seq = this.#seqById.get(message.id);
-      if (seq === undefined) {
-        if (newest !== undefined) cover(newest.seq, newest.id);
-      } else if (newest === undefined || seq > newest.seq) {
-        newest = { seq, id: message.id };
-      }
-    }
-    // A compaction that only stubbed, masked or clipped: its range starts at the first it changed.
-    first ??= firstChanged;
-    if (cutoffSeq > previousCutoff && cutoffId !== undefined && first !== undefined) {
-      const boundary = result.messages.findIndex(
-        (message) => (this.#seqById.get(message.id) ?? 0) > cutoffSeq,
-      );
-      const projectionHead = boundary < 0 ? result.messages : result.messages.slice(0, boundary);
-      const summaryMessage = result.messages.find(
-        (message) => chatfoldMetadata(message)?.transform === 'summary',
-      );
-      const summaryTokens = summaryMessage === undefined ? 0 : this.#counter.countMessage(summaryMessage);
-      const content = snapshotContent(
-        report,
-        {
-          cutoffSeq,
-          cutoffId,
-          firstId: first.id,
-          projectionHead,
-          summaryTokens,
-          messagesIncluded: report.summary?.messagesSummarized ?? this.#summarized() + removed,
-        },
-        this.#config.now().toISOString(),
-      );
-      const written = await this.#config.store.writeSnapshot(
-        this.id,
-        {
-          kind: 'summary',
-          content: toJson(content),
-          messageCutoffId: cutoffId,
-          cutoffSeq,
-          tokenCount: summaryTokens,
-        },
-        { expectedLatestId: this.#snapshot?.id ?? null },
-      );
-      if (!written.written) {
-        this.#emit({
-          type: 'snapshot-conflict',
-          reason: `the latest snapshot is ${written.latest?.id ?? 'none'}, expected ${this.#snapshot?.id ?? 'none'}`,
-        });
-        return { report, conflict: true, messages: result.messages };
-      }
-      this.#snapshot = written.snapshot;
-      this.#emit({ type: 'snapshot-written', snapshotId: written.snapshot.id, cutoffSeq });
-      for (const message of before) {
-        const seq = this.#seqById.get(message.id);
-        if (seq !== undefined && seq <= cutoffSeq) this.#seqById.delete(message.id);
-      }
-    }
-    this.#projection = [...result.messages];
-    this.#guard = recordCompaction(this.#guard, {
-      messageCount: this.#lastSeq,
-      before: report.tokensBefore,
-      after: report.tokensAfter,
+    const { state, backoff } = stateAfterPlan(this.#state, plan, {
+      messageCount: this.#projection.lastSeq,
+      now: this.#config.now().getTime(),
+      llmCalled: options.summarizer !== undefined,
     });
-    this.#sinceCompaction = 0;
-    return { report, conflict: false, messages: result.messages };
+    this.#saveState(state);
+    if (backoff !== undefined) this.#emit({ type: 'summarizer-backoff', ...backoff });
+    if (!plan.compacted) return { plan, conflict: false, messages: this.#projection.messages };
+    const messages = applyCompactionPlan(this.#projection.messages, plan);
+    const written = await this.#projection.persist(plan, messages, {
+      counter: this.#counter,
+      durationMs: performance.now() - started,
+      timestamp: this.#config.now().toISOString(),
+    });
+    if (written.conflict) {
+      this.#emit({ type: 'snapshot-conflict', reason: written.reason });
+      return { plan, conflict: true, messages };
+    }
+    if (written.snapshot !== undefined) {
+      this.#emit({
+        type: 'snapshot-written',
+        snapshotId: written.snapshot.id,
+        cutoffSeq: written.snapshot.cutoffSeq,
+      });
+    }
+    return { plan, conflict: false, messages };
   }
 
-  /** Tracks LLM summarizer failures for the back-off (RT-4). */
-  #noteSummarizer(before: readonly Message[], messages: readonly Message[], llmConfigured: boolean): void {
-    if (!llmConfigured) return;
-    // Only a summary this compaction wrote says how the summarizer did; an earlier one stays.
-    const previous = new Set(before);
-    const record = messages
-      .filter((message) => !previous.has(message))
-      .map(chatfoldMetadata)
-      .find((meta) => meta?.transform === 'summary');
-    if (record === undefined) return;
-    if (record.source === 'llm') {
-      this.#summarizerFailures = 0;
-      return;
-    }
-    if (record.source !== 'extractive') return;
-    this.#summarizerFailures++;
-    const wait = Math.min(
-      SUMMARIZER_RETRY_BASE_MS * 2 ** (this.#summarizerFailures - 1),
-      SUMMARIZER_RETRY_MAX_MS,
+  #saveState(state: SessionCompactionState): void {
+    if (JSON.stringify(state) === JSON.stringify(this.#state)) return;
+    this.#state = state;
+    this.#background(
+      'session-state',
+      this.#config.store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
     );
-    this.#summarizerRetryAt = this.#config.now().getTime() + wait;
-    this.#emit({
-      type: 'summarizer-fallback',
-      reason: 'the summarizer failed; the extractive summary was used',
-      retryAfterMs: wait,
-    });
   }
+}
+
+/** One compaction run's inputs. */
+interface CompactionRun {
+  readonly mode: CompactionMode;
+  readonly window: number;
+  readonly provider?: Provider;
+  readonly tools?: readonly ToolDefinition[];
+  readonly instructions?: string;
+  readonly signal?: AbortSignal;
 }
 
 /** Provider and tools from the call, else from the session configuration. */

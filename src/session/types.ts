@@ -1,39 +1,25 @@
-import type { CompactOptions } from '../compaction/compact.ts';
-import type { CompactionEvent, CompactionReport } from '../compaction/types.ts';
+import type { CompactionSettings } from '../compaction/options.ts';
+import type {
+  CompactionEvent,
+  CompactionMode,
+  CompactionPlan,
+  CompactionReport,
+} from '../compaction/types.ts';
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import type { ContextStatus } from '../policy/status.ts';
 import type { Store, StoredMessage } from '../stores/types.ts';
 
 /**
- * Options of {@link createChatfold}: the compaction options of `compact()` that stay the same
- * for every session, plus where sessions live.
+ * Options of {@link createChatfold}: the compaction settings every session shares (the same
+ * names as `compact()`), plus where sessions live. Checked when given (`E_INVALID_OPTIONS`).
  */
-export interface ChatfoldOptions
-  extends Pick<
-    CompactOptions,
-    | 'model'
-    | 'window'
-    | 'maxOutputTokens'
-    | 'responseReserve'
-    | 'safetyMargin'
-    | 'counter'
-    | 'tools'
-    | 'provider'
-    | 'strategy'
-    | 'strategyOptions'
-    | 'registry'
-    | 'triggers'
-    | 'floor'
-    | 'target'
-    | 'protect'
-    | 'summarizer'
-    | 'instructions'
-    | 'hooks'
-  > {
+export interface ChatfoldOptions extends Omit<CompactionSettings, 'onEvent'> {
   /** Where sessions live. Default: a new in-memory store (nothing survives the process). */
   readonly store?: Store;
-  /** Clock for timestamps (tests). Default `() => new Date()`. */
+  /** Clock for timestamps and back-offs (tests). Default `() => new Date()`. */
   readonly now?: () => Date;
+  /** Every session's events, with the session id (the same events as `session.on`). */
+  readonly onEvent?: (event: SessionEvent, sessionId: string) => void;
 }
 
 /** What {@link Session.prepare} takes. */
@@ -74,20 +60,51 @@ export interface SessionUsage {
 
 /** What {@link Session.compact} takes. */
 export interface SessionCompactOptions {
-  /** Compact even when no trigger fires (`/summarize`, a UI button). Default true. */
-  readonly manual?: boolean;
+  /** `'manual'` (default) compacts even when no trigger fires (`/summarize`, a UI button). */
+  readonly mode?: Exclude<CompactionMode, 'overflow'>;
+  /** Extra instructions for the summarizer (SUM-3). */
   readonly instructions?: string;
   readonly provider?: Provider;
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * Plan without applying, persisting or calling a model: what a compaction would do now
+   * (messages to summarize, estimated tokens after) for a confirmation dialog. The summary in
+   * a preview is the extractive one.
+   */
+  readonly dryRun?: boolean;
+  readonly signal?: AbortSignal;
 }
 
 /** What {@link Session.history} takes: full-history browsing and search (ST-3). */
 export interface HistoryQuery {
   /** Case-insensitive text to look for; without it, messages in order. */
-  readonly query?: string;
+  readonly text?: string;
+  /** At most this many messages (the newest ones). */
   readonly limit?: number;
   /** Only messages with a smaller `seq` (paging backwards). */
-  readonly before?: number;
+  readonly beforeSeq?: number;
+}
+
+/** Where a stored message stands in the current projection (WEB-6, CLI `/history`). */
+export type HistoryStatus = 'in-context' | 'summarized' | 'omitted' | 'superseded' | 'masked' | 'clipped';
+
+/** A stored message with its place in the active context. */
+export interface HistoryEntry extends StoredMessage {
+  readonly status: HistoryStatus;
+}
+
+/** One compaction a session persisted (`/compactions`, WEB-6). */
+export interface CompactionRecord {
+  readonly snapshotId: string;
+  readonly createdAt: string;
+  readonly mode: CompactionMode;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Messages the summary stands for after this compaction. */
+  readonly messagesSummarized: number;
+  readonly durationMs?: number;
+  readonly summarySource?: 'llm' | 'extractive' | 'custom';
+  readonly summarizerModel?: string;
 }
 
 /** `status()` (TRG-6, ST-6): the gauge plus what the store holds. */
@@ -101,6 +118,19 @@ export interface SessionStatus extends ContextStatus {
   readonly text: string;
   /** Compactions this session has run and persisted. */
   readonly compactions: number;
+  /** Where the window goes (WEB-2 gauge breakdown, `/context`), in tokens. */
+  readonly breakdown: ContextBreakdown;
+}
+
+/** The context window split by what uses it; the parts add up to the window. */
+export interface ContextBreakdown {
+  readonly systemPrompt: number;
+  readonly tools: number;
+  readonly summary: number;
+  readonly messages: number;
+  readonly reservedOutput: number;
+  readonly safetyMargin: number;
+  readonly free: number;
 }
 
 /** Events a session emits (HK-3): the compaction events plus persistence. */
@@ -108,7 +138,14 @@ export type SessionEvent =
   | CompactionEvent
   | { readonly type: 'snapshot-written'; readonly snapshotId: string; readonly cutoffSeq: number }
   | { readonly type: 'snapshot-conflict'; readonly reason: string }
-  | { readonly type: 'summarizer-fallback'; readonly reason: string; readonly retryAfterMs: number };
+  /** The LLM summarizer failed: extractive summaries until `retryAfterMs` has passed (RT-4). */
+  | { readonly type: 'summarizer-backoff'; readonly failures: number; readonly retryAfterMs: number }
+  /** A context limit learned from an overflow error (RT-3). */
+  | { readonly type: 'window-learned'; readonly window: number }
+  /** A background write failed (learned window, session state); the call itself went on. */
+  | { readonly type: 'store-error'; readonly operation: string; readonly error: unknown }
+  /** A listener threw; other listeners still got the event. */
+  | { readonly type: 'listener-error'; readonly eventType: string; readonly error: unknown };
 
 /** A stateful conversation over a store (RT-1). */
 export interface Session {
@@ -119,10 +156,16 @@ export interface Session {
   prepare(options?: PrepareOptions): Promise<PreparedPrompt>;
   /** Records provider-reported usage of the last prepared prompt (calibrates the counter). */
   recordUsage(usage: SessionUsage): Promise<void>;
-  /** Compacts now (manual by default) and persists the snapshot. */
-  compact(options?: SessionCompactOptions): Promise<CompactionReport>;
+  /**
+   * Compacts now (manual by default) and persists the snapshot; with `dryRun` returns the
+   * plan without applying it.
+   */
+  compact(options?: SessionCompactOptions): Promise<CompactionPlan>;
   status(): Promise<SessionStatus>;
-  history(query?: HistoryQuery): Promise<readonly StoredMessage[]>;
+  /** The full history (or a search), each message marked with its place in the context. */
+  history(query?: HistoryQuery): Promise<readonly HistoryEntry[]>;
+  /** Compactions persisted for this session, oldest first. */
+  compactions(): Promise<readonly CompactionRecord[]>;
   /**
    * Subscribes to every event, or to one type (`on('compaction-end', fn)`); returns the
    * unsubscribe function. A listener that throws never fails the session's call.

@@ -1,11 +1,11 @@
+import type { PlanReplacement } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
 import type { Message, Part } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
 import { stageEffect } from './stage-effect.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
-/** Default share of the budget one message may use before `clip` cuts it (STR-6). */
-export const DEFAULT_CLIP_SHARE = 0.25;
 /** Share of the kept characters taken from the head; the rest comes from the tail. */
 const HEAD_SHARE = 0.6;
 
@@ -81,7 +81,7 @@ function clippableChars(part: Part): number {
 
 /** Options of {@link clip}. */
 export interface ClipOptions {
-  /** Largest share of the budget one message may use. Default {@link DEFAULT_CLIP_SHARE}. */
+  /** Largest share of the budget one message may use. Default `DEFAULTS.clipShare`. */
   readonly maxShare?: number;
 }
 
@@ -89,23 +89,23 @@ export interface ClipOptions {
  * `clip` (STR-6): any unprotected message larger than `maxShare` of the budget is clipped
  * head+tail with a marker; the original stays in the store.
  */
-export function clip({ maxShare = DEFAULT_CLIP_SHARE }: ClipOptions = {}): Strategy {
+export function clip({ maxShare = DEFAULTS.clipShare }: ClipOptions = {}): Strategy {
   return {
     name: 'clip',
     apply(messages, context): StrategyResult {
       const limit = Math.max(1, Math.floor(context.budget * maxShare));
-      let clipped = 0;
-      const out = messages.map((message) => {
-        if (context.protectedIds.has(message.id)) return message;
+      const replace: PlanReplacement[] = [];
+      for (const message of messages) {
+        if (context.protectedIds.has(message.id)) continue;
         // An earlier summary is merged and shrunk by `summarize` (SUM-2, SUM-6); clipping it
-        // here would cut its ledger and lose the marker later compactions find it by.
-        if (chatfoldMetadata(message)?.transform === 'summary') return message;
+        // here would cut its ledger.
+        if (chatfoldMetadata(message)?.transform === 'summary') continue;
         const next = clipMessage(message, limit, context.counter);
-        if (next !== message) clipped++;
-        return next;
-      });
+        if (next !== message) replace.push({ id: message.id, message: next });
+      }
+      const clipped = replace.length;
       return {
-        messages: clipped === 0 ? messages : out,
+        edits: { replace },
         effect: stageEffect({
           clipped,
           notes: clipped ? [`clipped ${clipped} message(s) above ${formatCount(limit)} tokens`] : [],

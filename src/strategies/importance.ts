@@ -67,7 +67,7 @@ export function importance({ weights = {} }: ImportanceOptions = {}): Strategy {
     apply(messages, context): StrategyResult {
       const { counter } = context;
       let total = counter.count(messages).total;
-      const none = { messages, effect: stageEffect({}) };
+      const none: StrategyResult = { edits: {}, effect: stageEffect({}) };
       if (total <= context.target) return none;
       const units = groupUnits(messages);
       const scored: { unit: number; score: number; tokens: number }[] = [];
@@ -100,7 +100,7 @@ export function importance({ weights = {} }: ImportanceOptions = {}): Strategy {
       if (dropped.size === 0) return none;
       const result = dropUnits(messages, units, dropped);
       return {
-        messages: result.messages,
+        edits: result.edits,
         effect: stageEffect({
           dropped: result.dropped,
           notes: [`dropped ${result.dropped} low-importance message(s)`],

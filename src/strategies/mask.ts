@@ -1,3 +1,5 @@
+import type { PlanReplacement } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
 import type { Message, ToolCallPart } from '../messages/types.ts';
 import {
   chatfoldMetadata,
@@ -9,15 +11,13 @@ import {
 import { stageEffect } from './stage-effect.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
-/** Tool-result messages kept verbatim by `mask`, newest first (STR-2). */
-export const DEFAULT_MASK_KEEP_RECENT = 10;
 /** Outputs at or below this many characters are not worth masking. */
 export const DEFAULT_MASK_MIN_CHARS = 200;
 const MAX_ARGUMENT_PREVIEW = 160;
 
 /** Options of {@link mask}. */
 export interface MaskOptions {
-  /** Newest tool-result messages left untouched. Default {@link DEFAULT_MASK_KEEP_RECENT}. */
+  /** Newest tool-result messages left untouched. Default `DEFAULTS.maskKeepRecent`. */
   readonly keepRecent?: number;
   /** Tools whose outputs are never masked. */
   readonly exemptTools?: readonly string[];
@@ -51,7 +51,7 @@ export function describeCall(call: ToolCallPart | undefined, fallbackName = 'too
  * Oldest first, and only until the projection reaches the target.
  */
 export function mask({
-  keepRecent = DEFAULT_MASK_KEEP_RECENT,
+  keepRecent = DEFAULTS.maskKeepRecent,
   exemptTools = [],
   minChars = DEFAULT_MASK_MIN_CHARS,
 }: MaskOptions = {}): Strategy {
@@ -89,12 +89,11 @@ export function mask({
       }
       if (reachable > context.target) {
         return {
-          messages,
+          edits: {},
           effect: stageEffect({ notes: ['masking alone cannot reach the target; left to later stages'] }),
         };
       }
-      const out = [...messages];
-      let stubbed = 0;
+      const replace: PlanReplacement[] = [];
       for (const index of candidates) {
         if (tokens <= context.target) break;
         const message = messages[index] as Message;
@@ -116,14 +115,14 @@ export function mask({
         if (!changed) continue;
         const next = transformMessage(message, parts, { transform: 'masked' });
         tokens += context.counter.countMessage(next) - context.counter.countMessage(message);
-        out[index] = next;
-        stubbed++;
+        replace.push({ id: message.id, message: next });
       }
+      const masked = replace.length;
       return {
-        messages: stubbed === 0 ? messages : out,
+        edits: { replace },
         effect: stageEffect({
-          stubbed,
-          notes: stubbed ? [`masked ${stubbed} old tool output message(s)`] : [],
+          masked,
+          notes: masked ? [`masked ${masked} old tool output message(s)`] : [],
         }),
       };
     },

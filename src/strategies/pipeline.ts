@@ -1,18 +1,25 @@
+import { applyEdits, hasEdits, PlanEdits } from '../compaction/edits.ts';
+import type { CompactionFallback, CompactionSummary, StageEffect } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import type { Message } from '../messages/types.ts';
+import type { Message, Part } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { fitToBudget } from './truncate.ts';
-import type { StageEffect, Strategy, StrategyContext, StrategyResult } from './types.ts';
+import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 
 /** The outcome of running stages over a projection. */
 export interface PipelineRun {
+  /** The projection after every stage (and the final fit). */
   readonly messages: readonly Message[];
+  /** The stages' edits folded into one set relative to the input. */
+  readonly edits: PlanEdits;
+  readonly summary?: CompactionSummary;
   readonly stages: readonly StageEffect[];
+  readonly fallbacks: readonly CompactionFallback[];
   readonly warnings: readonly string[];
 }
 
 /** The structural signature of a part: its type and the call id it carries. */
-function partShape(part: Message['parts'][number]): string {
+function partShape(part: Part): string {
   return part.type === 'tool-call'
     ? `call:${part.id}`
     : part.type === 'tool-result'
@@ -20,64 +27,63 @@ function partShape(part: Message['parts'][number]): string {
       : part.type;
 }
 
-/**
- * Whether `output` has the same structure as `input`: same length, and each message either the
- * same object or one with the same id, role and part shapes (a stub, a mask, a clip). Such an
- * output is exactly as valid as its input, so the full validation can be skipped.
- */
-function preservesStructure(input: readonly Message[], output: readonly Message[]): boolean {
-  if (input.length !== output.length) return false;
-  for (let i = 0; i < input.length; i++) {
-    const before = input[i] as Message;
-    const after = output[i] as Message;
-    if (before === after) continue;
-    if (before.id !== after.id || before.role !== after.role || before.parts.length !== after.parts.length)
+/** Whether every replacement keeps its original's role and part shapes (a stub, mask or clip). */
+function preservesStructure(byId: ReadonlyMap<string, Message>, edits: StrategyEdits): boolean {
+  if ((edits.drop?.length ?? 0) > 0 || (edits.insert?.length ?? 0) > 0) return false;
+  for (const { id, message } of edits.replace ?? []) {
+    const before = byId.get(id);
+    if (before === undefined || before.role !== message.role || before.parts.length !== message.parts.length)
       return false;
     for (let p = 0; p < before.parts.length; p++) {
-      if (
-        partShape(before.parts[p] as Message['parts'][number]) !==
-        partShape(after.parts[p] as Message['parts'][number])
-      )
-        return false;
+      if (partShape(before.parts[p] as Part) !== partShape(message.parts[p] as Part)) return false;
     }
   }
   return true;
 }
 
-/** Why a stage's output was refused, or undefined when it is acceptable. */
-function refusal(
-  input: readonly Message[],
-  output: readonly Message[],
-  context: StrategyContext,
-): string | undefined {
-  // STR-8 enforced in code: every protected message must come through as the same object.
-  const byId = new Map<string, Message>();
-  for (const message of output) byId.set(message.id, message);
-  for (const message of input) {
-    if (context.protectedIds.has(message.id) && byId.get(message.id) !== message) {
-      return `it changed or removed protected message ${message.id}`;
-    }
-  }
-  // MSG-3 enforced in code: the projection must stay structurally valid for the provider.
-  // The pipeline's input is valid (compact() checks it), so a structure-preserving stage is too.
-  if (preservesStructure(input, output)) return undefined;
-  const problems = validate(output, {
+function validationOptions(context: StrategyContext) {
+  return {
     ...(context.provider === undefined ? {} : { provider: context.provider }),
     allowPendingToolCalls: true,
     // Empty messages are the caller's to send or not; compaction never creates them.
-    ignore: ['empty-message'],
-  });
-  const first = problems[0];
+    ignore: ['empty-message' as const],
+  };
+}
+
+/** Why a stage's edits were refused, or undefined when they are acceptable. */
+function refusal(
+  input: readonly Message[],
+  edits: StrategyEdits,
+  output: readonly Message[],
+  context: StrategyContext,
+): string | undefined {
+  const byId = new Map(input.map((message) => [message.id, message]));
+  // STR-8 enforced in code: protected messages are never dropped or replaced.
+  for (const id of [...(edits.drop ?? []), ...(edits.replace ?? []).map((r) => r.id)]) {
+    if (!byId.has(id)) return `it edited ${id}, which is not in its input`;
+    if (context.protectedIds.has(id)) return `it changed or removed protected message ${id}`;
+  }
+  for (const { beforeId } of edits.insert ?? []) {
+    if (beforeId !== null && !byId.has(beforeId))
+      return `it inserted before ${beforeId}, which is not in its input`;
+  }
+  // MSG-3 enforced in code: the projection stays structurally valid for the provider. The
+  // input is valid (the planner checks it), so structure-preserving replacements are too.
+  if (preservesStructure(byId, edits)) return undefined;
+  const first = validate(output, validationOptions(context))[0];
   return first === undefined
     ? undefined
     : `it produced an invalid projection (${first.kind}: ${first.message})`;
 }
 
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 /**
  * Runs strategies in order (STR-7). Each stage runs only while the projection is above the
  * target; a stage that throws, breaks validity or touches a protected message is discarded
- * with a warning (the request must never fail because of a strategy). Finally the
- * projection is forced under the budget without any LLM call.
+ * with a fallback record (the request must never fail because of a strategy). Finally the
+ * projection is forced under the budget without any LLM call, whatever the stages were.
+ * Aborting (`context.signal`) rejects with the signal's reason.
  */
 export async function runPipeline(
   messages: readonly Message[],
@@ -87,80 +93,109 @@ export async function runPipeline(
   const { counter } = context;
   const effects: StageEffect[] = [];
   const warnings: string[] = [];
-  let current = messages;
+  const fallbacks: CompactionFallback[] = [];
+  const plan = new PlanEdits(messages);
+  let summary: CompactionSummary | undefined;
+  let current: readonly Message[] = messages;
   let tokens = counter.count(current).total;
-  const record = (stage: string, before: number, result: StrategyResult): void => {
-    const after = counter.count(result.messages).total;
-    effects.push({ stage, tokensBefore: before, tokensAfter: after, ...result.effect });
-    current = result.messages;
+  const stageContext: StrategyContext = {
+    ...context,
+    onFallback: (fallback) => {
+      fallbacks.push(fallback);
+      context.onFallback?.(fallback);
+    },
+  };
+  const accept = (stage: string, result: StrategyResult, output: readonly Message[]): void => {
+    const after = counter.count(output).total;
+    effects.push({ stage, tokensBefore: tokens, tokensAfter: after, ...result.effect });
+    plan.add(result.edits);
+    if (result.edits.summary !== undefined) summary = result.edits.summary;
+    current = output;
     tokens = after;
   };
   for (const stage of stages) {
+    context.signal?.throwIfAborted();
     if (tokens <= context.target) break;
     let result: StrategyResult;
     try {
-      result = await stage.apply(current, context);
+      result = await stage.apply(current, stageContext);
     } catch (error) {
+      context.signal?.throwIfAborted();
       if (ChatfoldError.hasCode(error, 'E_BUDGET_IMPOSSIBLE')) throw error;
-      warnings.push(
-        `stage ${stage.name} failed and was skipped: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      stageContext.onFallback?.({
+        source: 'stage',
+        stage: stage.name,
+        fallback: 'skipped',
+        reason: `stage ${stage.name} failed: ${errorText(error)}`,
+      });
       continue;
     }
-    if (result.messages === current) {
+    if (!hasEdits(result.edits)) {
       effects.push({ stage: stage.name, tokensBefore: tokens, tokensAfter: tokens, ...result.effect });
       continue;
     }
-    const reason = refusal(current, result.messages, context);
+    const output = applyEdits(current, result.edits);
+    const reason = refusal(current, result.edits, output, context);
     if (reason !== undefined) {
-      warnings.push(`stage ${stage.name} was discarded: ${reason}`);
+      stageContext.onFallback?.({
+        source: 'stage',
+        stage: stage.name,
+        fallback: 'skipped',
+        reason: `stage ${stage.name} was discarded: ${reason}`,
+      });
       continue;
     }
-    record(stage.name, tokens, result);
+    accept(stage.name, result, output);
   }
   if (tokens > context.budget) {
+    // The deterministic backstop always runs last, whatever strategy was chosen ("always fit").
     const result = fitToBudget(current, context);
-    const problems = validate(result.messages, {
-      ...(context.provider === undefined ? {} : { provider: context.provider }),
-      allowPendingToolCalls: true,
-      ignore: ['empty-message'],
-    });
+    const output = applyEdits(current, result.edits);
+    const problems = validate(output, validationOptions(context));
     if (problems.length > 0) {
       throw new ChatfoldError(
         'E_INVALID_MESSAGES',
         `the final fit produced an invalid projection: ${problems[0]?.message}`,
-        {
-          problems,
-        },
+        { problems },
       );
     }
-    record('fit', tokens, result);
+    accept('fit', result, output);
   }
-  return { messages: current, stages: effects, warnings };
+  return {
+    messages: current,
+    edits: plan,
+    ...(summary === undefined ? {} : { summary }),
+    stages: effects,
+    fallbacks,
+    warnings,
+  };
 }
 
 /**
  * Composes strategies into one named strategy (STR-7), e.g. a custom pipeline registered
- * beside the built-ins. The final budget fit is left to {@link runPipeline}.
+ * beside the built-ins. The final budget fit is left to the planner.
  */
 export function pipeline(name: string, stages: readonly Strategy[]): Strategy {
   return {
     name,
     async apply(messages, context) {
       const run = await runPipeline(messages, stages, { ...context, budget: Number.POSITIVE_INFINITY });
-      const sum = (key: 'dropped' | 'stubbed' | 'summarized' | 'clipped'): number =>
+      const sum = (key: 'dropped' | 'stubbed' | 'masked' | 'summarized' | 'clipped'): number =>
         run.stages.reduce((total, effect) => total + effect[key], 0);
       return {
-        messages: run.messages,
+        edits: {
+          drop: run.edits.dropped,
+          replace: run.edits.replaced,
+          insert: run.edits.inserted,
+          ...(run.summary === undefined ? {} : { summary: run.summary }),
+        },
         effect: {
           dropped: sum('dropped'),
           stubbed: sum('stubbed'),
+          masked: sum('masked'),
           summarized: sum('summarized'),
           clipped: sum('clipped'),
-          notes: [
-            ...run.stages.flatMap((effect) => effect.notes.map((note) => `${effect.stage}: ${note}`)),
-            ...run.warnings,
-          ],
+          notes: run.stages.flatMap((effect) => effect.notes.map((note) => `${effect.stage}: ${note}`)),
         },
       };
     },

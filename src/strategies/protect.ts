@@ -1,13 +1,11 @@
+import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata } from './chatfold-metadata.ts';
 import type { MessageUnit } from './tool-groups.ts';
 
-/** Default number of newest messages that are always kept verbatim (SUM-1: seed 004's 6). */
-export const DEFAULT_KEEP_RECENT = 6;
-
 /** What compaction must never drop or change (STR-8). */
 export interface ProtectOptions {
-  /** Newest messages kept verbatim, widened to whole tool groups. Default {@link DEFAULT_KEEP_RECENT}. */
+  /** Newest messages kept verbatim, widened to whole tool groups. Default `DEFAULTS.keepRecent`. */
   readonly keepRecent?: number;
   /** Ids of messages to keep, in addition to messages with `pinned: true`. */
   readonly pinnedIds?: readonly string[];
@@ -38,7 +36,7 @@ export function isUserTurn(message: Message): boolean {
 export function protectedIds(
   messages: readonly Message[],
   units: readonly MessageUnit[],
-  { keepRecent = DEFAULT_KEEP_RECENT, pinnedIds = [], exemptTools = [] }: ProtectOptions = {},
+  { keepRecent = DEFAULTS.keepRecent, pinnedIds = [], exemptTools = [] }: ProtectOptions = {},
   tailLimit?: TailLimit,
 ): Set<string> {
   const ids = new Set<string>(pinnedIds);

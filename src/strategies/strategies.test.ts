@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
+import { applyStrategy, withProjection } from './apply-strategy.ts';
 import { chatfoldMetadata } from './chatfold-metadata.ts';
 import { clip, clipText } from './clip.ts';
 import { importance } from './importance.ts';
@@ -9,7 +10,7 @@ import { mask } from './mask.ts';
 import { protectedIds } from './protect.ts';
 import { groupUnits } from './tool-groups.ts';
 import { fitToBudget, truncate } from './truncate.ts';
-import type { StrategyContext } from './types.ts';
+import type { StrategyContext, StrategyResult } from './types.ts';
 
 const counter = createMockTokenCounter();
 
@@ -73,7 +74,10 @@ describe('clip (STR-6)', () => {
 
   it('clips only unprotected messages above their share of the budget', () => {
     const messages = buildConversation().user('goal').assistant('y'.repeat(40_000)).user('latest').build();
-    const result = clip({ maxShare: 0.25 }).apply(messages, contextFor(messages, 1000, 4000, 1));
+    const result = withProjection(
+      messages,
+      clip({ maxShare: 0.25 }).apply(messages, contextFor(messages, 1000, 4000, 1)) as StrategyResult,
+    );
     if (result instanceof Promise) throw new Error('sync expected');
     expect(result.effect.clipped).toBe(1);
     const clipped = result.messages[1] as Message;
@@ -89,7 +93,10 @@ describe('clip (STR-6)', () => {
       metadata: { chatfold: { transform: 'summary', summarized: 12, source: 'extractive' } },
     };
     const withSummary = [messages[0] as Message, summary, messages[2] as Message];
-    const result = clip({ maxShare: 0.05 }).apply(withSummary, contextFor(withSummary, 1000, 4000, 1));
+    const result = withProjection(
+      withSummary,
+      clip({ maxShare: 0.05 }).apply(withSummary, contextFor(withSummary, 1000, 4000, 1)) as StrategyResult,
+    );
     if (result instanceof Promise) throw new Error('sync expected');
     expect(result.effect.clipped).toBe(0);
     expect(result.messages[1]).toBe(summary);
@@ -99,11 +106,12 @@ describe('clip (STR-6)', () => {
 describe('mask (STR-2)', () => {
   it('replaces old tool outputs by a placeholder with tool name, arguments and size', async () => {
     const messages = agentRun(6);
-    const result = await mask({ keepRecent: 2 }).apply(
+    const result = await applyStrategy(
+      mask({ keepRecent: 2 }),
       messages,
       contextFor(messages, Math.floor(counter.count(messages).total * 0.6)),
     );
-    expect(result.effect.stubbed).toBeGreaterThan(0);
+    expect(result.effect.masked).toBeGreaterThan(0);
     const first = result.messages[4] as Message;
     const part = first.parts[0];
     expect(part?.type === 'tool-result' && part.content[0]?.type === 'text' && part.content[0].text).toMatch(
@@ -117,13 +125,13 @@ describe('mask (STR-2)', () => {
   it('stops as soon as the target is reached', async () => {
     const messages = agentRun(6);
     const total = counter.count(messages).total;
-    const result = await mask({ keepRecent: 0 }).apply(messages, contextFor(messages, total - 100));
-    expect(result.effect.stubbed).toBe(1);
+    const result = await applyStrategy(mask({ keepRecent: 0 }), messages, contextFor(messages, total - 100));
+    expect(result.effect.masked).toBe(1);
   });
 
   it('leaves everything to later stages when masking alone cannot reach the target', async () => {
     const messages = agentRun(6);
-    const result = await mask({ keepRecent: 2 }).apply(messages, contextFor(messages, 100));
+    const result = await applyStrategy(mask({ keepRecent: 2 }), messages, contextFor(messages, 100));
     expect(result.messages).toBe(messages);
     expect(result.effect.notes).toEqual(['masking alone cannot reach the target; left to later stages']);
   });
@@ -132,13 +140,14 @@ describe('mask (STR-2)', () => {
     const messages = agentRun(6);
     const target = Math.floor(counter.count(messages).total * 0.6);
     expect(
-      (await mask({ keepRecent: 0 }).apply(messages, contextFor(messages, target))).effect.stubbed,
+      (await applyStrategy(mask({ keepRecent: 0 }), messages, contextFor(messages, target))).effect.masked,
     ).toBeGreaterThan(0);
-    const result = await mask({ keepRecent: 0, exemptTools: ['Read', 'Bash'] }).apply(
+    const result = await applyStrategy(
+      mask({ keepRecent: 0, exemptTools: ['Read', 'Bash'] }),
       messages,
       contextFor(messages, target),
     );
-    expect(result.effect.stubbed).toBe(0);
+    expect(result.effect.masked).toBe(0);
     expect(result.messages).toBe(messages);
   });
 });
@@ -147,7 +156,7 @@ describe('truncate (STR-3)', () => {
   it('keeps system prompt, goal and newest messages, with an omission marker, tool groups atomic', async () => {
     const messages = agentRun(10);
     const context = contextFor(messages, 1200);
-    const result = await truncate().apply(messages, context);
+    const result = await applyStrategy(truncate(), messages, context);
     const out = result.messages;
     expect(out[0]).toBe(messages[0]);
     expect(out[1]).toBe(messages[1]);
@@ -165,8 +174,8 @@ describe('truncate (STR-3)', () => {
 
   it('merges a previous marker into the new one', async () => {
     const messages = agentRun(10);
-    const first = await truncate().apply(messages, contextFor(messages, 3000));
-    const second = await truncate().apply(first.messages, contextFor(first.messages, 1200));
+    const first = await applyStrategy(truncate(), messages, contextFor(messages, 3000));
+    const second = await applyStrategy(truncate(), first.messages, contextFor(first.messages, 1200));
     const markers = second.messages.filter((m) => chatfoldMetadata(m)?.transform === 'marker');
     expect(markers).toHaveLength(1);
     expect(chatfoldMetadata(markers[0] as Message)?.omitted).toBe(
@@ -176,7 +185,7 @@ describe('truncate (STR-3)', () => {
 
   it('fitToBudget clips protected messages when protection alone is too big, and refuses a giant system prompt', () => {
     const messages = buildConversation().system('s').user('g'.repeat(20_000)).build();
-    const result = fitToBudget(messages, contextFor(messages, 1000));
+    const result = withProjection(messages, fitToBudget(messages, contextFor(messages, 1000)));
     expect(counter.count(result.messages).total).toBeLessThanOrEqual(1000);
     const huge = buildConversation().system('s'.repeat(20_000)).user('hi').build();
     expect(() => fitToBudget(huge, contextFor(huge, 1000))).toThrowError(
@@ -197,7 +206,7 @@ describe('importance (STR-4)', () => {
       .user('thanks, last question')
       .build();
     const total = counter.count(messages).total;
-    const result = await importance().apply(messages, contextFor(messages, total - 4, total, 1));
+    const result = await applyStrategy(importance(), messages, contextFor(messages, total - 4, total, 1));
     const kept = result.messages.map((m) => m.id);
     expect(kept).not.toContain('m1');
     expect(kept).toContain('m2');

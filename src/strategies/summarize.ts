@@ -1,33 +1,32 @@
-import type { Message, Part } from '../messages/types.ts';
+import { applyEdits } from '../compaction/edits.ts';
+import type { CompactionSummary } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
+import { contentHash } from '../messages/content-hash.ts';
+import type { JsonValue, Message, Part } from '../messages/types.ts';
+import { EMPTY_LEDGER } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
-import { formatSummaryMessage, parseSummaryMessage } from '../summarize/summary-message.ts';
-import type { FactLedger, Summarizer } from '../summarize/types.ts';
-import { chatfoldMetadata, createSyntheticMessage, formatCount } from './chatfold-metadata.ts';
+import { formatSummaryMessage } from '../summarize/summary-message.ts';
+import type { Summarizer } from '../summarize/types.ts';
+import { chatfoldMetadata, formatCount } from './chatfold-metadata.ts';
 import { clipText } from './clip.ts';
 import { isUserTurn } from './protect.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
 import type { Strategy, StrategyContext, StrategyResult } from './types.ts';
 
-/** Newest tokens kept verbatim after a summary (SUM-1, seed 001). */
-export const DEFAULT_RETENTION_TOKENS = 1000;
-/** Newest messages kept verbatim after a summary (SUM-1, seed 004). */
-export const DEFAULT_RETENTION_MESSAGES = 6;
 /** Files whose latest content rides along with the summary (SUM-8, seed 000). */
 export const DEFAULT_RECENT_FILES = 10;
 /** The verbatim tail after a summary may use at most this share of the target. */
 export const RETAINED_SHARE_OF_TARGET = 0.5;
-/** Default timeout of one summarizer call. */
-export const DEFAULT_SUMMARY_TIMEOUT_MS = 60_000;
 
 /** Options of the `summarize` strategy (STR-5, SUM-*). */
 export interface SummarizeStrategyOptions {
   /** LLM summarizer; without one the extractive summary is used (SUM-4). */
   readonly summarizer?: Summarizer;
-  /** Newest tokens kept verbatim. Default {@link DEFAULT_RETENTION_TOKENS}. */
+  /** Newest tokens kept verbatim. Default `DEFAULTS.retentionTokens`. */
   readonly retentionTokens?: number;
-  /** Newest messages kept verbatim. Default {@link DEFAULT_RETENTION_MESSAGES}. */
+  /** Newest messages kept verbatim. Default `DEFAULTS.retentionMessages`. */
   readonly retentionMessages?: number;
   /** Prompt variant (SUM-3). Default `'code'` when the span has tool calls, else `'general'`. */
   readonly variant?: 'general' | 'code';
@@ -97,6 +96,22 @@ function recentFilesSection(
   return sections.length ? `\n\n## Latest content of recently used files\n${sections.join('\n\n')}` : '';
 }
 
+/** The structured summary a summary message carries in `metadata.chatfold` (never parsed from text). */
+export function summaryRecordOf(message: Message): CompactionSummary | undefined {
+  const record = chatfoldMetadata(message);
+  if (record?.transform !== 'summary') return undefined;
+  const { text, ledger, covers, source, model } = record as unknown as Partial<CompactionSummary>;
+  if (typeof text !== 'string' || typeof covers !== 'object' || covers === null) return undefined;
+  return {
+    text,
+    ledger: ledger ?? EMPTY_LEDGER,
+    covers,
+    source: source ?? 'custom',
+    ...(typeof model === 'string' ? { model } : {}),
+    messageId: message.id,
+  };
+}
+
 /**
  * `summarize` (STR-5): everything between the goal and the retained tail is replaced by one
  * summary message (with the fact ledger, SUM-4). Multi-level (SUM-2): an earlier chatfold
@@ -107,21 +122,19 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
   return {
     name: 'summarize',
     async apply(messages, context): Promise<StrategyResult> {
-      const none: StrategyResult = {
-        messages,
-        effect: stageEffect({}),
-      };
+      const none: StrategyResult = { edits: {}, effect: stageEffect({}) };
       const units = groupUnits(messages);
       const goalIndex = messages.findIndex(isUserTurn);
       // The head is everything up to and including the goal's unit (system prompt, goal).
       const headEnd =
         goalIndex < 0 ? 0 : (units.find((unit) => unit.start <= goalIndex && goalIndex < unit.end)?.end ?? 0);
-      let retentionMessages = options.retentionMessages ?? DEFAULT_RETENTION_MESSAGES;
-      let retentionTokens = options.retentionTokens ?? DEFAULT_RETENTION_TOKENS;
+      let retentionMessages = options.retentionMessages ?? DEFAULTS.retentionMessages;
+      let retentionTokens = options.retentionTokens ?? DEFAULTS.retentionTokens;
       let maxSummaryTokens = options.maxSummaryTokens ?? Math.max(256, Math.floor(context.target * 0.15));
-      const warnings: string[] = [];
+      const notes: string[] = [];
       let best: StrategyResult = none;
       for (let attempt = 0; attempt < 3; attempt++) {
+        context.signal?.throwIfAborted();
         const tailStart = retentionStart(
           messages,
           units,
@@ -134,8 +147,8 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         const result = await summarizeOnce(messages, headEnd, tailStart, maxSummaryTokens, options, context);
         if (result === undefined) break;
         best = result;
-        if (context.counter.count(result.messages).total <= context.target) break;
-        warnings.push(
+        if (context.counter.count(applyEdits(messages, result.edits)).total <= context.target) break;
+        notes.push(
           `summary + retained messages still above the target after attempt ${attempt + 1}; shrinking retention and the summary`,
         );
         retentionMessages = Math.max(1, Math.floor(retentionMessages / 2));
@@ -143,10 +156,7 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         maxSummaryTokens = Math.max(128, Math.floor(maxSummaryTokens / 2));
       }
       if (best === none) return none;
-      return {
-        messages: best.messages,
-        effect: { ...best.effect, notes: [...best.effect.notes, ...warnings] },
-      };
+      return { edits: best.edits, effect: { ...best.effect, notes: [...best.effect.notes, ...notes] } };
     },
   };
 }
@@ -160,62 +170,91 @@ async function summarizeOnce(
   context: StrategyContext,
 ): Promise<StrategyResult | undefined> {
   const span = messages.slice(headEnd, tailStart);
-  const kept: Message[] = [];
+  const drop: string[] = [];
   const toSummarize: Message[] = [];
-  let previous: { text: string; ledger: FactLedger } | undefined;
-  let previouslySummarized = 0;
+  let previous: CompactionSummary | undefined;
   for (const message of span) {
-    const record = chatfoldMetadata(message);
-    if (record?.transform === 'summary') {
-      const part = message.parts[0];
-      const parsed = part?.type === 'text' ? parseSummaryMessage(part.text) : undefined;
-      if (parsed !== undefined) previous = parsed;
-      previouslySummarized += typeof record.summarized === 'number' ? record.summarized : 0;
+    const record = summaryRecordOf(message);
+    if (record !== undefined) {
+      previous = record;
+      drop.push(message.id);
     } else if (context.protectedIds.has(message.id)) {
-      kept.push(message);
+      // Pinned inside the span: stays, after the summary.
     } else {
       toSummarize.push(message);
+      drop.push(message.id);
     }
   }
   if (toSummarize.length === 0) return undefined;
   const goal = messages.slice(0, headEnd).find(isUserTurn);
   const result = await summarizeSpan({
     messages: toSummarize,
-    ...(previous === undefined ? {} : { previousSummary: previous }),
+    ...(previous === undefined ? {} : { previousSummary: { text: previous.text, ledger: previous.ledger } }),
     ...(goal === undefined ? {} : { goal: textOf(goal.parts) }),
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     ...(options.customSummary === undefined ? {} : { customSummary: options.customSummary }),
     variant: options.variant ?? (toSummarize.some((m) => m.role === 'tool') ? 'code' : 'general'),
     maxTokens,
-    timeoutMs: options.timeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.summaryTimeoutMs,
     counter: context.counter,
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+    ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),
   });
-  const summarized = previouslySummarized + toSummarize.length;
+  if (result.fallbackReason !== undefined) {
+    context.onFallback?.({
+      source: 'summarizer',
+      stage: 'summarize',
+      fallback: 'extractive',
+      reason: result.fallbackReason,
+    });
+  }
+  const first = (previous === undefined ? toSummarize[0] : undefined) as Message | undefined;
+  const last = toSummarize.at(-1) as Message;
+  const covers = {
+    firstId: previous?.covers.firstId ?? (first as Message).id,
+    lastId: last.id,
+    count: (previous?.covers.count ?? 0) + toSummarize.length,
+  };
   const files = recentFilesSection(
     toSummarize,
     options.recentFiles ?? DEFAULT_RECENT_FILES,
     options.recentFilesTokens ?? Math.floor(context.target * 0.2),
     context,
   );
-  const first = toSummarize[0] as Message;
-  const last = toSummarize.at(-1) as Message;
-  const summaryMessage = createSyntheticMessage({
+  const id = `cf_summary_${contentHash(`${covers.firstId}..${covers.lastId}:${covers.count}:${result.text}`)}`;
+  const summary: CompactionSummary = {
+    text: result.text,
+    ledger: result.ledger,
+    covers,
+    source: result.source,
+    ...(result.model === undefined ? {} : { model: result.model }),
+    messageId: id,
+  };
+  const { messageId: _, ...record } = summary;
+  const summaryMessage: Message = {
+    id,
     // SUM-7: a system message for OpenAI; a user turn for Anthropic, Gemini and neutral use.
     role: context.provider === 'openai' ? 'system' : 'user',
-    text:
-      formatSummaryMessage({ text: result.text, ledger: result.ledger, messagesSummarized: summarized }) +
-      files,
-    key: `${first.id}..${last.id}:${summarized}:${result.text}`,
+    parts: [
+      {
+        type: 'text',
+        text:
+          formatSummaryMessage({
+            text: result.text,
+            ledger: result.ledger,
+            messagesSummarized: covers.count,
+          }) + files,
+      },
+    ],
     createdAt: last.createdAt,
-    record: { transform: 'summary', summarized, source: result.source, firstId: first.id, lastId: last.id },
-  });
-  const out = [...messages.slice(0, headEnd), summaryMessage, ...kept, ...messages.slice(tailStart)];
+    metadata: { chatfold: { transform: 'summary', ...(record as unknown as Record<string, JsonValue>) } },
+  };
   const notes = [`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`];
   if (result.fallbackReason !== undefined)
     notes.push(`summarizer fell back to extractive: ${result.fallbackReason}`);
   return {
-    messages: out,
+    edits: { drop, insert: [{ beforeId: (span[0] as Message).id, message: summaryMessage }], summary },
     effect: stageEffect({ summarized: toSummarize.length, notes }),
   };
 }

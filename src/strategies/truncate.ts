@@ -1,10 +1,13 @@
+import { applyEdits } from '../compaction/edits.ts';
+import type { PlanInsertion, PlanReplacement } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata, createSyntheticMessage, formatCount } from './chatfold-metadata.ts';
 import { clipMessage } from './clip.ts';
+import { isUserTurn } from './protect.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
-import type { Strategy, StrategyContext, StrategyResult } from './types.ts';
+import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 
 /** Text of the marker that stands where messages were left out (STR-3). */
 export function omissionText(count: number): string {
@@ -18,31 +21,34 @@ function omittedCount(message: Message): number {
 }
 
 /**
- * Drops whole units (tool groups stay atomic) for which `drop` says yes, replacing each run
- * of dropped units by one omission marker. Pure; returns the new list and how many messages
- * left it.
+ * Drops whole units (tool groups stay atomic) for which `dropped` says yes, replacing each run
+ * of dropped units by one omission marker (an earlier marker inside the run is merged into it).
+ * Pure; returns the edits and how many messages left the projection.
  */
 export function dropUnits(
   messages: readonly Message[],
   units: readonly MessageUnit[],
   dropped: ReadonlySet<number>,
-): { messages: Message[]; dropped: number } {
-  const out: Message[] = [];
+): { edits: StrategyEdits; dropped: number } {
+  const drop: string[] = [];
+  const insert: PlanInsertion[] = [];
   let run: Message[] = [];
   let droppedMessages = 0;
   const flush = (): void => {
     if (run.length === 0) return;
     const omitted = run.reduce((sum, message) => sum + omittedCount(message), 0);
     const first = run[0] as Message;
-    out.push(
-      createSyntheticMessage({
+    const last = run.at(-1) as Message;
+    insert.push({
+      beforeId: first.id,
+      message: createSyntheticMessage({
         role: 'user',
         text: omissionText(omitted),
-        key: `${first.id}..${(run.at(-1) as Message).id}:${omitted}`,
+        key: `${first.id}..${last.id}:${omitted}`,
         createdAt: first.createdAt,
-        record: { transform: 'marker', omitted, firstId: first.id, lastId: (run.at(-1) as Message).id },
+        record: { transform: 'marker', omitted, firstId: first.id, lastId: last.id },
       }),
-    );
+    });
     run = [];
   };
   units.forEach((unit, u) => {
@@ -51,15 +57,15 @@ export function dropUnits(
       const message = messages[i] as Message;
       if (isDropped) {
         run.push(message);
+        drop.push(message.id);
         if (chatfoldMetadata(message)?.transform !== 'marker') droppedMessages++;
       } else {
         flush();
-        out.push(message);
       }
     }
   });
   flush();
-  return { messages: out, dropped: droppedMessages };
+  return { edits: { drop, insert }, dropped: droppedMessages };
 }
 
 /** Whether any message of the unit is protected, or is a summary (kept until the final fit). */
@@ -80,7 +86,7 @@ export function truncateTo(
   messages: readonly Message[],
   limit: number,
   context: StrategyContext,
-): StrategyResult {
+): StrategyResult & { readonly messages: readonly Message[] } {
   const { counter } = context;
   const units = groupUnits(messages);
   const unitTokens = units.map((unit) => {
@@ -98,14 +104,15 @@ export function truncateTo(
     }),
   );
   let total = counter.count(messages).total;
-  if (total <= limit) return { messages, effect: stageEffect({}) };
+  if (total <= limit) return { messages, edits: {}, effect: stageEffect({}) };
   const dropped = new Set<number>();
   const candidates: number[] = [];
   units.forEach((unit, u) => {
     if (!isUnitKept(messages, unit, context)) candidates.push(u);
   });
   let next = 0;
-  let result = { messages: [...messages], dropped: 0 };
+  let result: { edits: StrategyEdits; dropped: number } = { edits: {}, dropped: 0 };
+  let output: readonly Message[] = messages;
   // Usually one pass: the marker cost is reserved up front; extra passes only when gaps multiply.
   for (let pass = 0; pass < 8; pass++) {
     while (next < candidates.length && total + markerCost > limit) {
@@ -114,22 +121,48 @@ export function truncateTo(
       total -= unitTokens[u] as number;
     }
     result = dropUnits(messages, units, dropped);
-    total = counter.count(result.messages).total;
+    output = applyEdits(messages, result.edits);
+    total = counter.count(output).total;
     if (total <= limit || next >= candidates.length) break;
   }
   return {
-    messages: result.messages,
+    messages: output,
+    edits: result.edits,
     effect: stageEffect({
       dropped: result.dropped,
-      notes: result.dropped ? [`omitted ${result.dropped} older message(s)`] : [],
+      notes: result.dropped ? [`omitted ${formatCount(result.dropped)} older message(s)`] : [],
     }),
   };
 }
 
+/** Tokens of what is left after the fit gave up, by why it is there (for E_BUDGET_IMPOSSIBLE). */
+function remainingByCause(messages: readonly Message[], context: StrategyContext) {
+  const { counter } = context;
+  let lastUser = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (isUserTurn(messages[i] as Message)) {
+      lastUser = i;
+      break;
+    }
+  }
+  const causes = { systemPrompt: 0, latestTurn: 0, protected: 0, summary: 0, other: 0 };
+  messages.forEach((message, index) => {
+    const tokens = counter.countMessage(message);
+    const record = chatfoldMetadata(message);
+    if (message.role === 'system' && record === undefined) causes.systemPrompt += tokens;
+    else if (record?.transform === 'summary') causes.summary += tokens;
+    else if (lastUser >= 0 && index >= lastUser) causes.latestTurn += tokens;
+    else if (context.protectedIds.has(message.id)) causes.protected += tokens;
+    else causes.other += tokens;
+  });
+  return causes;
+}
+
 /**
- * The guaranteed last step (STR-7, "always fit"): truncate to the budget, then clip protected
- * messages other than the system prompt, largest first. Throws `E_BUDGET_IMPOSSIBLE` when
- * even that cannot fit (e.g. the system prompt alone exceeds the budget).
+ * The guaranteed last step (STR-7, "always fit"): truncate to the budget, then clip every
+ * message except the system prompt, largest first. Throws `E_BUDGET_IMPOSSIBLE` only when
+ * even that cannot fit, naming what is left (system prompt, latest turn, pinned or exempt
+ * messages) with numbers.
  */
 export function fitToBudget(messages: readonly Message[], context: StrategyContext): StrategyResult {
   const truncated = truncateTo(messages, context.budget, context);
@@ -137,9 +170,12 @@ export function fitToBudget(messages: readonly Message[], context: StrategyConte
   const out = [...truncated.messages];
   let total = counter.count(out).total;
   if (total <= budget) return truncated;
-  let clipped = 0;
+  const inputIds = new Set(messages.map((message) => message.id));
+  const replace: PlanReplacement[] = [];
   const order = out
     .map((message, index) => ({ index, tokens: counter.countMessage(message), message }))
+    // Only messages of the input can be replaced (a marker this step inserted is short anyway).
+    .filter(({ message }) => inputIds.has(message.id))
     .filter(({ message }) => message.role !== 'system' || chatfoldMetadata(message) !== undefined)
     .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
   for (const { index, tokens, message } of order) {
@@ -148,26 +184,34 @@ export function fitToBudget(messages: readonly Message[], context: StrategyConte
     const next = clipMessage(message, allowed, counter);
     if (next === message) continue;
     out[index] = next;
+    replace.push({ id: message.id, message: next });
     total += counter.countMessage(next) - tokens;
-    clipped++;
   }
   total = counter.count(out).total;
   if (total > budget) {
-    const fixed = out
-      .filter((message) => message.role === 'system')
-      .reduce((sum, m) => sum + counter.countMessage(m), 0);
+    const causes = remainingByCause(out, context);
+    const parts = [
+      `system prompt ${formatCount(causes.systemPrompt)}`,
+      `latest turn ${formatCount(causes.latestTurn)}`,
+      ...(causes.protected > 0 ? [`pinned or exempt messages ${formatCount(causes.protected)}`] : []),
+      ...(causes.summary > 0 ? [`summary ${formatCount(causes.summary)}`] : []),
+      ...(causes.other > 0 ? [`other messages ${formatCount(causes.other)}`] : []),
+      ...(context.reservedTokens > 0
+        ? [`tool definitions ${formatCount(context.reservedTokens)} (outside the budget)`]
+        : []),
+    ];
     throw new ChatfoldError(
       'E_BUDGET_IMPOSSIBLE',
-      `cannot fit the conversation into ${formatCount(budget)} tokens: after dropping and clipping everything allowed, ${formatCount(total)} remain (system prompt ${formatCount(fixed)}); shorten the system prompt or tool definitions, or use a model with a larger window`,
-      { budget, actual: total, systemTokens: fixed },
+      `cannot fit the conversation into ${formatCount(budget)} tokens: after dropping and clipping everything allowed, ${formatCount(total)} remain (${parts.join(', ')}); shorten the system prompt, tool definitions or the latest message, or use a model with a larger window`,
+      { budget, actual: total, ...causes, toolTokens: context.reservedTokens },
     );
   }
   return {
-    messages: out,
+    edits: { ...truncated.edits, replace },
     effect: {
       ...truncated.effect,
-      clipped,
-      notes: [...truncated.effect.notes, `clipped ${clipped} protected message(s) to fit the budget`],
+      clipped: replace.length,
+      notes: [...truncated.effect.notes, `clipped ${replace.length} message(s) to fit the budget`],
     },
   };
 }
@@ -186,7 +230,12 @@ export function truncate({ to = 'target' }: TruncateOptions = {}): Strategy {
   return {
     name: 'truncate',
     apply(messages, context) {
-      return truncateTo(messages, to === 'target' ? context.target : context.budget, context);
+      const { edits, effect } = truncateTo(
+        messages,
+        to === 'target' ? context.target : context.budget,
+        context,
+      );
+      return { edits, effect };
     },
   };
 }

@@ -1,9 +1,17 @@
+import type {
+  CompactionFallback,
+  CompactionSummary,
+  PlanInsertion,
+  PlanReplacement,
+  StageEffect,
+} from '../compaction/types.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 
 /**
  * What every strategy gets besides the messages. Strategies are pure and deterministic:
- * same messages + same context → same result, no I/O, input never mutated (STR-*).
+ * same messages + same context → same edits, no I/O (an LLM summarizer is the one
+ * exception, behind `summarize`), input never mutated (STR-*).
  */
 export interface StrategyContext {
   readonly counter: TokenCounter;
@@ -11,33 +19,38 @@ export interface StrategyContext {
   readonly target: number;
   /** Hard limit the final projection must fit (TRG-1). */
   readonly budget: number;
-  /** Tokens outside the messages that also count (tool definitions), already subtracted from nothing. */
+  /** Tokens outside the messages that also count (tool definitions). */
   readonly reservedTokens: number;
   /** Ids of messages that must reach the projection unchanged (STR-8). */
   readonly protectedIds: ReadonlySet<string>;
   /** Provider whose structural rules the result must satisfy; undefined = provider-neutral. */
   readonly provider?: Provider;
+  /** Aborts an in-flight summary; strategies check it between steps. */
+  readonly signal?: AbortSignal;
+  /** Streams progress (summary text as it arrives) to `compaction-progress` events. */
+  readonly onProgress?: (delta: string) => void;
+  /** Records a runtime fault that took a fallback (summarizer failed → extractive). */
+  readonly onFallback?: (fallback: CompactionFallback) => void;
 }
 
-/** What one strategy did, for the compaction report. */
-export interface StageEffect {
-  readonly stage: string;
-  readonly tokensBefore: number;
-  readonly tokensAfter: number;
-  /** Messages removed from the projection (they stay in the store). */
-  readonly dropped: number;
-  /** Messages whose content was replaced by a stub or placeholder. */
-  readonly stubbed: number;
-  /** Messages folded into a summary. */
-  readonly summarized: number;
-  /** Messages whose content was clipped. */
-  readonly clipped: number;
-  readonly notes: readonly string[];
+/**
+ * What a strategy changes, relative to the list it was given. Ids refer to messages of that
+ * list; nothing is removed from the store, only from what is sent.
+ */
+export interface StrategyEdits {
+  /** Ids to leave out of the projection. */
+  readonly drop?: readonly string[];
+  /** Messages replaced by a version with the same id (stub, mask, clip). */
+  readonly replace?: readonly PlanReplacement[];
+  /** Messages to add (summary, omission marker), before the message `beforeId`. */
+  readonly insert?: readonly PlanInsertion[];
+  /** The summary a `summarize` stage wrote (its message is one of the insertions). */
+  readonly summary?: CompactionSummary;
 }
 
-/** A strategy's output. Messages it changed keep their id and carry `metadata.chatfold`. */
+/** A strategy's output: its edits and what they amount to. */
 export interface StrategyResult {
-  readonly messages: readonly Message[];
+  readonly edits: StrategyEdits;
   readonly effect: Omit<StageEffect, 'stage' | 'tokensBefore' | 'tokensAfter'>;
 }
 

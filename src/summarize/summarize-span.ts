@@ -25,7 +25,10 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     maxTokens,
     timeoutMs,
     counter,
+    signal,
+    onDelta,
   } = options;
+  signal?.throwIfAborted();
   const ledger = extractLedger(messages, previousSummary?.ledger);
   const extractive = (fallbackReason?: string): SummaryResult => ({
     text: extractiveSummary({
@@ -54,14 +57,20 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
   });
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
       reject(new Error(`summarizer timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    onAbort = () => {
+      controller.abort(signal?.reason);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const text = await Promise.race([
+    const output = await Promise.race([
       summarizer({
         messages,
         ledger,
@@ -69,12 +78,15 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
         maxTokens,
         prompt,
         signal: controller.signal,
+        ...(onDelta === undefined ? {} : { onDelta }),
         ...(previousSummary === undefined ? {} : { previousSummary }),
         ...(goal === undefined ? {} : { goal }),
         ...(instructions === undefined ? {} : { instructions }),
       }),
-      timeout,
+      stopped,
     ]);
+    const text = typeof output === 'string' ? output : output?.text;
+    const model = typeof output === 'object' && output !== null ? output.model : undefined;
     if (typeof text !== 'string' || text.trim().length < MIN_SUMMARY_CHARS) {
       return extractive(
         `summarizer returned ${typeof text === 'string' ? `only ${text.trim().length} characters` : typeof text}`,
@@ -84,10 +96,13 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     if (tokens > maxTokens * MAX_OVERSHOOT) {
       return extractive(`summarizer returned ${tokens} tokens, more than twice the limit of ${maxTokens}`);
     }
-    return { text: text.trim(), ledger, source: 'llm' };
+    return { text: text.trim(), ledger, source: 'llm', ...(typeof model === 'string' ? { model } : {}) };
   } catch (error) {
+    // The caller aborted: that is not a summarizer fault to fall back from.
+    if (signal?.aborted) throw signal.reason;
     return extractive(`summarizer failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     clearTimeout(timer);
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
   }
 }

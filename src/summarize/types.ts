@@ -36,18 +36,26 @@ export interface SummaryRequest {
   readonly variant: 'general' | 'code';
   readonly maxTokens: number;
   readonly prompt: { readonly system: string; readonly user: string };
+  /** Aborted on timeout or when the caller aborts the compaction: stop the model call. */
   readonly signal: AbortSignal;
+  /** Call with each piece of text as the model streams it (UIs show the summary as it grows). */
+  readonly onDelta?: (delta: string) => void;
 }
+
+/** What a summarizer returns: the text, or the text and the model that wrote it. */
+export type SummarizerOutput = string | { readonly text: string; readonly model?: string };
 
 /**
  * Any model that turns a prompt into a summary (SUM-5); adapters for the AI SDK and others
  * wrap a model in this function.
  */
-export type Summarizer = (request: SummaryRequest) => Promise<string>;
+export type Summarizer = (request: SummaryRequest) => Promise<SummarizerOutput>;
 
 /** The result of summarizing a span. */
 export interface SummaryResult extends SummaryWithLedger {
   readonly source: 'llm' | 'extractive' | 'custom';
+  /** The summarizer's model, when it said. */
+  readonly model?: string;
   /** Why the LLM summary was not used (RT-4), when it was not. */
   readonly fallbackReason?: string;
 }
@@ -64,4 +72,7 @@ export interface SummarizeSpanOptions {
   readonly maxTokens: number;
   readonly timeoutMs: number;
   readonly counter: TokenCounter;
+  /** Aborts the summary: `summarizeSpan` rejects with the signal's reason (no fallback). */
+  readonly signal?: AbortSignal;
+  readonly onDelta?: (delta: string) => void;
 }

@@ -52,7 +52,8 @@ export function createRecordingSession(id = 's1'): RecordingSession {
     },
     compact: async () => ({}) as never,
     status: async () => ({}) as never,
-    history: async () => [...rows],
+    history: async () => rows.map((row) => ({ ...row, status: 'in-context' as const })),
+    compactions: async () => [],
     on: () => () => undefined,
   };
 }

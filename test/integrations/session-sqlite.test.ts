@@ -63,7 +63,7 @@ describe('examples/session-sqlite.ts against the fake provider', () => {
     expect(JSON.stringify(after.messages)).toBe(JSON.stringify(before.messages));
     expect((await second.session.status()).text).toBe(status.text);
     // Nothing was deleted (ST-3): the first turn is still in the searchable history.
-    const hits = await second.session.history({ query: 'src/module0.ts' });
+    const hits = await second.session.history({ text: 'src/module0.ts' });
     expect(hits.map((row) => row.seq)).toEqual([2, 1]);
     expect(await turn(second.session, openai, 'One more question')).toBe('One more question');
     await second.chatfold.close();

@@ -163,6 +163,18 @@ describe('chatfoldMiddleware, stateless (RT-2)', () => {
     );
   });
 
+  it('rejects bad options when it is built, not on every call (E_INVALID_OPTIONS)', () => {
+    expect(() => chatfoldMiddleware({ window: 8000, strategy: 'no-such-strategy' })).toThrow(
+      expect.objectContaining({ code: 'E_UNKNOWN_STRATEGY' }),
+    );
+    expect(() => chatfoldMiddleware({ window: 8000, target: 5 })).toThrow(
+      expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringMatching(/target/) }),
+    );
+    expect(() => chatfoldMiddleware({ window: 8000, stratgy: 'hybrid' } as never)).toThrow(
+      expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringMatching(/unknown option "stratgy"/) }),
+    );
+  });
+
   it('sends the prompt as it came when preparing fails, and says so', async () => {
     const model = new MockLanguageModelV4({
       provider: 'openai.chat',
@@ -174,7 +186,16 @@ describe('chatfoldMiddleware, stateless (RT-2)', () => {
       model,
       middleware: chatfoldMiddleware({
         window: 8000,
-        strategy: 'no-such-strategy',
+        // A runtime fault (the tokenizer crashes), not bad configuration.
+        counter: {
+          tokenizer: 'broken',
+          accuracy: 'approximate',
+          countText: () => 1,
+          countMessage: () => 1,
+          count: () => {
+            throw new Error('tokenizer crashed');
+          },
+        },
         onEvent: (e) => events.push(e),
       }),
     });

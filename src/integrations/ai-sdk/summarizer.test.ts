@@ -43,8 +43,8 @@ describe('aiSdkSummarizer (SUM-5)', () => {
       temperature: 0,
       providerOptions: { openai: { reasoningEffort: 'low' } },
     });
-    const { messages, report } = await compact(longRun(), { model: 'gpt-4o', window: 8000, summarizer });
-    expect(report.summary?.text).toBe(SUMMARY);
+    const { messages, plan } = await compact(longRun(), { model: 'gpt-4o', window: 8000, summarizer });
+    expect(plan.summary?.text).toBe(SUMMARY);
     expect(JSON.stringify(messages)).toContain(SUMMARY);
     const call = model.doGenerateCalls[0];
     expect(call?.prompt[0]).toMatchObject({ role: 'system', content: expect.stringContaining('summar') });
@@ -73,13 +73,13 @@ describe('aiSdkSummarizer (SUM-5)', () => {
         throw new Error('503 Service Unavailable');
       },
     });
-    const { report } = await compact(longRun(), {
+    const { plan } = await compact(longRun(), {
       model: 'gpt-4o',
       window: 8000,
       summarizer: aiSdkSummarizer(model),
     });
-    expect(report.summary?.text).toBeTruthy();
-    expect(report.stages.flatMap((stage) => stage.notes)).toContainEqual(
+    expect(plan.summary?.text).toBeTruthy();
+    expect(plan.stages.flatMap((stage) => stage.notes)).toContainEqual(
       expect.stringContaining('503 Service Unavailable'),
     );
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part } from '../../messages/types.ts';
 import { createMockTokenCounter } from '../../test/mock-token-counter.ts';
+import { type AppliedStrategyResult, withProjection } from '../apply-strategy.ts';
 import { chatfoldMetadata } from '../chatfold-metadata.ts';
 import type { StrategyResult } from '../types.ts';
 import { type SupersedeOptions, supersede } from './index.ts';
@@ -121,13 +122,16 @@ const conversation = fc
   });
 
 const apply = (messages: readonly Message[], protectedIds: ReadonlySet<string>, options: SupersedeOptions) =>
-  supersede(options).apply(messages, {
-    counter: createMockTokenCounter(),
-    target: 0,
-    budget: 0,
-    reservedTokens: 0,
-    protectedIds,
-  }) as StrategyResult;
+  withProjection(
+    messages,
+    supersede(options).apply(messages, {
+      counter: createMockTokenCounter(),
+      target: 0,
+      budget: 0,
+      reservedTokens: 0,
+      protectedIds,
+    }) as StrategyResult,
+  );
 
 const shape = (messages: readonly Message[]) =>
   messages.map((m) => [

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import { fromClaudeCode } from '../../messages/claude-code.ts';
+import { importClaudeCode } from '../../messages/claude-code.ts';
 import { fromSweAgentTrajectory, type SweAgentTrajectory } from '../../messages/swe-agent.ts';
 import type { Message } from '../../messages/types.ts';
 import { buildConversation } from '../../test/build-conversation.ts';
 import { createMockTokenCounter } from '../../test/mock-token-counter.ts';
+import { type AppliedStrategyResult, withProjection } from '../apply-strategy.ts';
 import { chatfoldMetadata } from '../chatfold-metadata.ts';
 import type { StrategyContext, StrategyResult } from '../types.ts';
 import { type SupersedeOptions, supersede } from './index.ts';
@@ -23,9 +24,10 @@ const run = (
   messages: readonly Message[],
   options?: SupersedeOptions,
   protectedIds?: string[],
-): StrategyResult => supersede(options).apply(messages, context(protectedIds)) as StrategyResult;
+): AppliedStrategyResult =>
+  withProjection(messages, supersede(options).apply(messages, context(protectedIds)) as StrategyResult);
 /** `[index, rule, by]` of every superseded message. */
-const stubs = (result: StrategyResult): [number, string, string][] =>
+const stubs = (result: AppliedStrategyResult): [number, string, string][] =>
   result.messages.flatMap((message, i) => {
     const record = chatfoldMetadata(message);
     return record?.transform === 'superseded' ? [[i, String(record.rule), String(record.by)]] : [];
@@ -41,8 +43,8 @@ const lines = (label: string, n = 40): string =>
 // and 4d5611e5, cut down to the calls each rule is about.
 const GQC = '/home/USER/projects/spotter-worktrees/spotter-gqc';
 const DOV = '/home/USER/projects/spotter-worktrees/spotter-dov';
-const readWriteTail = fromClaudeCode(fixture('supersede/claude-code-read-write-tail.jsonl')).messages;
-const partialEditRead = fromClaudeCode(fixture('supersede/claude-code-partial-edit-read.jsonl')).messages;
+const readWriteTail = importClaudeCode(fixture('supersede/claude-code-read-write-tail.jsonl')).messages;
+const partialEditRead = importClaudeCode(fixture('supersede/claude-code-partial-edit-read.jsonl')).messages;
 
 describe('supersede: file content (STR-1)', () => {
   it('a later Write supersedes an earlier Read of the file; the stub names both and the message', () => {

@@ -1,4 +1,5 @@
-import type { Message, Part } from '../../messages/types.ts';
+import type { PlanReplacement } from '../../compaction/types.ts';
+import type { Part } from '../../messages/types.ts';
 import { formatCount, replaceToolResult, transformMessage } from '../chatfold-metadata.ts';
 import { stageEffect } from '../stage-effect.ts';
 import type { Strategy, StrategyResult } from '../types.ts';
@@ -46,10 +47,10 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
     apply(messages, context): StrategyResult {
       const found = findSuperseded(collectResultEvents(messages, config));
       const byRule = new Map<string, number>();
-      let stubbed = 0;
       let charsSaved = 0;
-      const out = messages.map((message, m): Message => {
-        if (message.role !== 'tool' || context.protectedIds.has(message.id)) return message;
+      const replace: PlanReplacement[] = [];
+      messages.forEach((message, m) => {
+        if (message.role !== 'tool' || context.protectedIds.has(message.id)) return;
         let first: Supersession | undefined;
         const parts = message.parts.map((part, p): Part => {
           const hit = part.type === 'tool-result' ? found.get(`${m}:${p}`) : undefined;
@@ -61,18 +62,21 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
           byRule.set(hit.rule, (byRule.get(hit.rule) ?? 0) + 1);
           return replaceToolResult(part, stub);
         });
-        if (first === undefined) return message;
-        stubbed++;
-        return transformMessage(message, parts, {
-          transform: 'superseded',
-          by: first.by.messageId,
-          rule: first.rule,
+        if (first === undefined) return;
+        replace.push({
+          id: message.id,
+          message: transformMessage(message, parts, {
+            transform: 'superseded',
+            by: first.by.messageId,
+            rule: first.rule,
+          }),
         });
       });
-      if (stubbed === 0) return { messages, effect: stageEffect({}) };
+      const stubbed = replace.length;
+      if (stubbed === 0) return { edits: {}, effect: stageEffect({}) };
       const rules = [...byRule].map(([rule, count]) => `${rule} ${count}`).join(', ');
       return {
-        messages: out,
+        edits: { replace },
         effect: stageEffect({
           stubbed,
           notes: [

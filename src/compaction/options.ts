@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import type { Provider, ToolDefinition } from '../messages/types.ts';
+import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
+import type { ContextPolicy } from '../policy/evaluate-context.ts';
+import { checkTriggers, type Triggers } from '../policy/triggers.ts';
+import type { ProtectOptions } from '../strategies/protect.ts';
+import {
+  createStrategyRegistry,
+  type StrategyOptions,
+  type StrategyRegistry,
+  type StrategySpec,
+} from '../strategies/registry.ts';
+import type { Summarizer } from '../summarize/types.ts';
+import type { TokenCounter } from '../tokens/types.ts';
+import type { CompactionEvent, CompactionHooks, CompactionMode } from './types.ts';
+
+/** The model and counting options shared by `compact()`, sessions and the integrations. */
+export interface ModelOptions {
+  /** Model id resolved through the registry (window, max output, tokenizer, MOD-2). */
+  readonly model?: string;
+  /** Context window; overrides the model's. */
+  readonly window?: number;
+  readonly maxOutputTokens?: number;
+  /**
+   * Token counter; default: the model's tokenizer (TOK-1). A counter with `countExact`
+   * (provider count endpoints) is asked for the exact count when the estimate is near a
+   * trigger or over the budget.
+   */
+  readonly counter?: TokenCounter;
+}
+
+/** How a conversation is compacted: everything but the per-call inputs. */
+export interface CompactionSettings extends ModelOptions, ContextPolicy {
+  /** Tool definitions sent with the request; counted against the budget (TRG-1). */
+  readonly tools?: readonly ToolDefinition[];
+  /** Provider whose structural rules the projection must satisfy (MSG-3, SUM-7). */
+  readonly provider?: Provider;
+  /** Strategy name, object, or list (STR-7). Default `DEFAULTS.strategy` (`'hybrid'`). */
+  readonly strategy?: StrategySpec;
+  /** Per-strategy options (e.g. `{ mask: { keepRecent: 5 } }`). */
+  readonly strategyOptions?: StrategyOptions;
+  readonly registry?: StrategyRegistry;
+  readonly protect?: ProtectOptions;
+  /** LLM summarizer; without one the `extractive` summarizer is used (SUM-4). */
+  readonly summarizer?: Summarizer;
+  /** Extra instructions for the summarizer (SUM-3). */
+  readonly instructions?: string;
+  readonly hooks?: CompactionHooks;
+  /** Compaction events (start, progress, end, error, fallback) as they happen. */
+  readonly onEvent?: (event: CompactionEvent) => void;
+}
+
+/** Options of `compact()` and `planCompaction()`. Only a model (or a window) is required. */
+export interface CompactOptions extends CompactionSettings {
+  /**
+   * `'auto'` (default) compacts only when a trigger fires or the prompt is over budget;
+   * `'manual'` always compacts to the target; `'overflow'` is for a provider overflow error.
+   */
+  readonly mode?: CompactionMode;
+  /** Messages appended since the last compaction, for `messages` triggers. Default: all. */
+  readonly messagesSinceCompaction?: number;
+  /**
+   * `beforeCompact` cancels in a row before this call (HK-1): at `DEFAULTS.maxConsecutiveCancels`
+   * the hook's cancel is overridden. The caller keeps the count (a session does it for you).
+   */
+  readonly consecutiveCancels?: number;
+  /** Aborts the compaction and any in-flight summary; the call rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const share = z.number().gt(0).lte(1);
+
+const strategyObject = withMethods<object>('a strategy', ['apply']);
+const strategySpec = z.union([
+  z.string().min(1),
+  strategyObject,
+  z.array(z.union([z.string().min(1), strategyObject])),
+]);
+
+/** The keys of {@link CompactionSettings}, checked once where they are given. */
+export const compactionSettingsShape = {
+  model: z.string().min(1).optional(),
+  window: positiveInt.optional(),
+  maxOutputTokens: nonNegativeInt.optional(),
+  counter: withMethods<TokenCounter>('a token counter', ['count', 'countMessage', 'countText']).optional(),
+  triggers: z.custom<Triggers>((value) => Array.isArray(value)).optional(),
+  floor: nonNegativeInt.optional(),
+  target: share.optional(),
+  responseReserve: nonNegativeInt.optional(),
+  safetyMargin: z.number().gte(0).lt(1).optional(),
+  tools: z.array(z.object({ name: z.string().min(1) }).loose()).optional(),
+  provider: z.enum(['openai', 'anthropic', 'gemini']).optional(),
+  strategy: strategySpec.optional(),
+  strategyOptions: z.record(z.string(), z.unknown()).optional(),
+  registry: withMethods<StrategyRegistry>('a strategy registry', ['resolve', 'register', 'names']).optional(),
+  protect: z
+    .object({
+      keepRecent: nonNegativeInt.optional(),
+      pinnedIds: z.array(z.string()).optional(),
+      exemptTools: z.array(z.string()).optional(),
+    })
+    .strict()
+    .optional(),
+  summarizer: fn<Summarizer>('a summarizer').optional(),
+  instructions: z.string().optional(),
+  hooks: z
+    .object({
+      beforeCompact: fn('beforeCompact').optional(),
+      afterCompact: fn('afterCompact').optional(),
+    })
+    .strict()
+    .optional(),
+  onEvent: fn('an event listener').optional(),
+} as const;
+
+const compactOptionsSchema = z
+  .object({
+    ...compactionSettingsShape,
+    mode: z.enum(['auto', 'manual', 'overflow']).optional(),
+    messagesSinceCompaction: nonNegativeInt.optional(),
+    consecutiveCancels: nonNegativeInt.optional(),
+    signal: z
+      .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
+      .optional(),
+  })
+  .strict();
+
+/**
+ * Checks the semantic rules a schema cannot: triggers' shape and that every strategy name
+ * is known to the registry (a typo must fail now, not silently send the prompt unchanged).
+ */
+export function checkCompactionSettings(options: CompactionSettings, where: string): void {
+  if (options.triggers !== undefined) checkTriggers(options.triggers);
+  if (options.strategy !== undefined) {
+    (options.registry ?? createStrategyRegistry()).resolve(options.strategy, options.strategyOptions ?? {});
+  }
+}
+
+/** Validates `compact()` / `planCompaction()` options (`E_INVALID_OPTIONS`, `E_UNKNOWN_STRATEGY`). */
+export function parseCompactOptions(options: unknown, where: string): CompactOptions {
+  const parsed = parseOptions<CompactOptions>(compactOptionsSchema, options, where);
+  checkCompactionSettings(parsed, where);
+  return parsed;
+}

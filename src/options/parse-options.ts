@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+
+/** A value zod cannot describe but we can check: a function, an object with methods. */
+export const fn = <T>(what: string) =>
+  z.custom<T>((value) => typeof value === 'function', { message: `expected ${what} (a function)` });
+
+/** An object that has every listed method. */
+export const withMethods = <T>(what: string, methods: readonly string[]) =>
+  z.custom<T>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function'),
+    { message: `expected ${what} (an object with ${methods.join(', ')})` },
+  );
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * Checks options when they are given (bad configuration fails loudly, at construction):
+ * throws `E_INVALID_OPTIONS` naming the option, what was expected and what was received.
+ * Returns the input itself (the schemas only check).
+ *
+ * @param where the function the options belong to, e.g. `compact`
+ */
+export function parseOptions<T>(schema: z.ZodType, input: unknown, where: string): T {
+  if (input === undefined) return {} as T;
+  const result = schema.safeParse(input);
+  if (result.success) return input as T;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  const path = issue.path.map(String).join('.');
+  let message: string;
+  if (issue.code === 'unrecognized_keys') {
+    message = `unknown option${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')}${path === '' ? '' : ` in ${path}`}`;
+  } else {
+    const value = valueAt(input, issue.path);
+    message = `${path === '' ? 'options' : path}: ${issue.message.replace(/^Invalid input: /, '').replace(/, received [^,]*$/, '')}, received ${value === undefined ? 'nothing' : describe(value)}`;
+  }
+  throw new ChatfoldError('E_INVALID_OPTIONS', `${where}: ${message}`, {
+    option: path,
+    where,
+  });
+}

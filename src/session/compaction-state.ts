@@ -1,0 +1,103 @@
+import type { CompactionPlan } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
+import {
+  INITIAL_LOOP_GUARD,
+  isCompactionAllowed,
+  type LoopGuardState,
+  recordCompaction,
+  recordFailure,
+} from '../policy/loop-guard.ts';
+
+/**
+ * What one session remembers between compactions (HK-1, TRG-5, RT-4): the loop guard, how
+ * many times in a row `beforeCompact` cancelled, and the summarizer back-off. Plain data,
+ * owned by the session (never shared through module state) and persisted in the store's
+ * settings so a restart remembers it.
+ */
+export interface SessionCompactionState {
+  readonly guard: LoopGuardState;
+  readonly consecutiveCancels: number;
+  readonly summarizerFailures: number;
+  /** Epoch milliseconds before which the LLM summarizer is not tried again. */
+  readonly summarizerRetryAt: number;
+}
+
+export const INITIAL_SESSION_STATE: SessionCompactionState = {
+  guard: INITIAL_LOOP_GUARD,
+  consecutiveCancels: 0,
+  summarizerFailures: 0,
+  summarizerRetryAt: 0,
+};
+
+/** Whether an automatic compaction may run now (TRG-5); manual and overflow always may. */
+export function mayAutoCompact(state: SessionCompactionState, messageCount: number): boolean {
+  return isCompactionAllowed(state.guard, messageCount);
+}
+
+/** Whether the LLM summarizer may be called at `now` (RT-4 back-off). */
+export function isSummarizerAvailable(state: SessionCompactionState, now: number): boolean {
+  return now >= state.summarizerRetryAt;
+}
+
+/** The state after a plan ran; `backoff` says when the summarizer failed and for how long. */
+export function stateAfterPlan(
+  state: SessionCompactionState,
+  plan: CompactionPlan,
+  { messageCount, now, llmCalled }: { messageCount: number; now: number; llmCalled: boolean },
+): { state: SessionCompactionState; backoff?: { failures: number; retryAfterMs: number } } {
+  if (plan.cancelled) return { state: { ...state, consecutiveCancels: state.consecutiveCancels + 1 } };
+  let next: SessionCompactionState = { ...state, consecutiveCancels: 0 };
+  if (plan.compacted || plan.mode === 'auto') {
+    next = {
+      ...next,
+      guard: recordCompaction(state.guard, {
+        messageCount,
+        before: plan.tokensBefore,
+        after: plan.tokensAfter,
+      }),
+    };
+  }
+  if (!llmCalled || plan.summary === undefined) return { state: next };
+  if (plan.summary.source === 'llm')
+    return { state: { ...next, summarizerFailures: 0, summarizerRetryAt: 0 } };
+  if (plan.summary.source !== 'extractive') return { state: next };
+  const failures = state.summarizerFailures + 1;
+  const retryAfterMs = Math.min(
+    DEFAULTS.summarizerRetryBaseMs * 2 ** (failures - 1),
+    DEFAULTS.summarizerRetryMaxMs,
+  );
+  return {
+    state: { ...next, summarizerFailures: failures, summarizerRetryAt: now + retryAfterMs },
+    backoff: { failures, retryAfterMs },
+  };
+}
+
+/** The state after a compaction threw (TRG-5: exponential back-off in messages). */
+export function stateAfterFailure(
+  state: SessionCompactionState,
+  messageCount: number,
+): SessionCompactionState {
+  return { ...state, guard: recordFailure(state.guard, messageCount) };
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** Reads a persisted state back; anything malformed starts fresh. */
+export function readSessionState(value: unknown): SessionCompactionState {
+  if (typeof value !== 'object' || value === null) return INITIAL_SESSION_STATE;
+  const record = value as Record<string, unknown>;
+  const guard = record.guard as Record<string, unknown> | undefined;
+  return {
+    guard:
+      guard !== undefined &&
+      isCount(guard.resumeAt) &&
+      isCount(guard.consecutiveFailures) &&
+      isCount(guard.consecutiveStalls)
+        ? (guard as unknown as LoopGuardState)
+        : INITIAL_LOOP_GUARD,
+    consecutiveCancels: isCount(record.consecutiveCancels) ? record.consecutiveCancels : 0,
+    summarizerFailures: isCount(record.summarizerFailures) ? record.summarizerFailures : 0,
+    summarizerRetryAt: isCount(record.summarizerRetryAt) ? record.summarizerRetryAt : 0,
+  };
+}

@@ -1,0 +1,73 @@
+import type { Message } from '../messages/types.ts';
+import type { Snapshot, Store, StoredMessage } from '../stores/types.ts';
+import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import type { SessionProjection } from './session-projection.ts';
+import { readSnapshotContent } from './snapshot-content.ts';
+import type { CompactionRecord, HistoryEntry, HistoryQuery, HistoryStatus } from './types.ts';
+
+/** Where a stored message stands in the current projection. */
+function statusOf(
+  row: StoredMessage,
+  inProjection: ReadonlyMap<string, Message>,
+  summarizedUpTo: number,
+): HistoryStatus {
+  const current = inProjection.get(row.message.id);
+  if (current !== undefined) {
+    const transform = chatfoldMetadata(current)?.transform;
+    return transform === 'superseded' || transform === 'masked' || transform === 'clipped'
+      ? transform
+      : 'in-context';
+  }
+  return row.seq <= summarizedUpTo ? 'summarized' : 'omitted';
+}
+
+/**
+ * The full history or a search over it (ST-3, FR-6.3), each row marked `in-context`,
+ * `summarized`, `omitted` (left out by truncation), `superseded`, `masked` or `clipped`.
+ */
+export async function historyEntries(
+  store: Store,
+  sessionId: string,
+  projection: SessionProjection,
+  query: HistoryQuery,
+): Promise<readonly HistoryEntry[]> {
+  const rows =
+    query.text !== undefined && query.text !== ''
+      ? await store.search(sessionId, {
+          text: query.text,
+          ...(query.limit === undefined ? {} : { limit: query.limit }),
+          ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
+        })
+      : [
+          ...(await store.messages(sessionId, {
+            order: 'desc',
+            ...(query.limit === undefined ? {} : { limit: query.limit }),
+            ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
+          })),
+        ].reverse();
+  const inProjection = new Map(projection.messages.map((message) => [message.id, message]));
+  const summarizedUpTo = projection.content?.summarySeqs?.last ?? 0;
+  return rows.map((row) => ({ ...row, status: statusOf(row, inProjection, summarizedUpTo) }));
+}
+
+/** The compactions recorded in a session's snapshots, oldest first. */
+export function compactionRecords(snapshots: readonly Snapshot[]): readonly CompactionRecord[] {
+  return snapshots.map((snapshot) => {
+    const content = readSnapshotContent(snapshot.content);
+    const compaction = content?.compaction;
+    const summary = content?.summary;
+    const raw = snapshot.content as Record<string, unknown>;
+    return {
+      snapshotId: snapshot.id,
+      createdAt: snapshot.createdAt,
+      mode: compaction?.mode ?? (raw.compressionType as CompactionRecord['mode'] | undefined) ?? 'auto',
+      tokensBefore:
+        compaction?.tokensBefore ?? (typeof raw.originalTokenCount === 'number' ? raw.originalTokenCount : 0),
+      tokensAfter: compaction?.tokensAfter ?? snapshot.tokenCount,
+      messagesSummarized: summary?.covers.count ?? content?.messagesIncluded ?? 0,
+      ...(compaction === undefined ? {} : { durationMs: compaction.durationMs }),
+      ...(summary === undefined ? {} : { summarySource: summary.source }),
+      ...(summary?.model === undefined ? {} : { summarizerModel: summary.model }),
+    };
+  });
+}

@@ -1,0 +1,76 @@
+import type { ContextEvaluation } from '../policy/evaluate-context.ts';
+import { contextStatus } from '../policy/status.ts';
+import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import type { TokenCounter } from '../tokens/types.ts';
+import type { SessionProjection } from './session-projection.ts';
+import type { ChatfoldOptions, ContextBreakdown, SessionStatus } from './types.ts';
+
+const plural = (n: number, word: string): string =>
+  `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/** What `session.status()` returns (TRG-6, ST-6, WEB-2): the gauge, the breakdown, the counts. */
+export function sessionStatus({
+  sessionId,
+  projection,
+  counter,
+  evaluation,
+  options,
+  compactions,
+}: {
+  sessionId: string;
+  projection: SessionProjection;
+  counter: TokenCounter;
+  evaluation: ContextEvaluation;
+  options: ChatfoldOptions;
+  compactions: number;
+}): SessionStatus {
+  const messages = projection.messages;
+  const count = counter.count(messages);
+  const { budget } = evaluation;
+  const parts = { systemPrompt: 0, summary: 0, messages: count.overhead };
+  messages.forEach((message, index) => {
+    const tokens = count.perMessage[index] ?? 0;
+    const record = chatfoldMetadata(message);
+    if (record?.transform === 'summary') parts.summary += tokens;
+    else if (message.role === 'system' && record === undefined) parts.systemPrompt += tokens;
+    else parts.messages += tokens;
+  });
+  const used = parts.systemPrompt + parts.summary + parts.messages + budget.toolTokens;
+  const breakdown: ContextBreakdown = {
+    ...parts,
+    tools: budget.toolTokens,
+    reservedOutput: budget.responseReserve,
+    safetyMargin: budget.safetyMargin,
+    free: Math.max(0, budget.window - used - budget.responseReserve - budget.safetyMargin),
+  };
+  const content = projection.content;
+  const summarized = content?.summary?.covers.count ?? content?.messagesIncluded ?? 0;
+  const snapshot = projection.snapshot;
+  const base = contextStatus({
+    tokens: count.total,
+    budget,
+    messagesSinceCompaction: projection.sinceCompaction,
+    accuracy: counter.accuracy,
+    tokenizer: counter.tokenizer,
+    ...(options.triggers === undefined ? {} : { triggers: options.triggers }),
+    ...(options.floor === undefined ? {} : { floor: options.floor }),
+    ...(snapshot === undefined || summarized === 0
+      ? {}
+      : {
+          summary: {
+            messagesSummarized: summarized,
+            tokens: snapshot.tokenCount,
+            createdAt: snapshot.createdAt,
+          },
+        }),
+  });
+  return {
+    ...base,
+    sessionId,
+    messagesInHistory: projection.lastSeq,
+    messagesSummarized: summarized,
+    text: `${plural(projection.lastSeq, 'message')} in history (${summarized.toLocaleString('en-US')} summarized)`,
+    compactions,
+    breakdown,
+  };
+}
