@@ -148,6 +148,8 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     ...contextToChatfoldOptions(options.context, options.history),
   });
   const session: Session = await chatfold.session(options.session ?? newSessionId());
+  // Lists of sessions (`/sessions`, the web app) show which agent and model a session belongs to.
+  await chatfold.store.ensureSession(session.id, { agent: options.name ?? 'agent', model: label });
   session.on((event) => {
     const translated = agentEventOf(event);
     if (translated !== undefined) forward(translated);

@@ -103,7 +103,16 @@ async function openAgent(
   const toolNames = loaded === undefined ? WORKSPACE_TOOL_NAMES : (loaded.file.tools ?? []);
   const tools = workspaceTools(workspace, { names: toolNames }) as Record<string, AgentTool<unknown>>;
   if (model.baseURL !== undefined) await checkReachable(model.baseURL);
-  const summarizer = loaded?.file.summarizer;
+  // --base-url reaches the summarizer too when it is served by the same provider (a proxy, a local server).
+  const fileSummarizer = loaded?.file.summarizer;
+  const summarizer =
+    fileSummarizer === undefined
+      ? undefined
+      : options.baseUrl !== undefined &&
+          fileSummarizer.baseURL === undefined &&
+          fileSummarizer.provider === model.provider
+        ? { ...fileSummarizer, baseURL: options.baseUrl }
+        : fileSummarizer;
   return createAgent({
     model,
     name: loaded?.file.name ?? 'chat',
