@@ -4,7 +4,9 @@ import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
-import { compact } from './compact.ts';
+import { applyCompactionPlan } from './apply-plan.ts';
+import { runPlanner } from './plan-compaction.ts';
+import type { CompactionPlan } from './types.ts';
 
 const counter = createMockTokenCounter();
 const STRATEGIES = [
@@ -61,7 +63,7 @@ function conversation(steps: Step[], pinEvery: number): Message[] {
     .map((m, i) => (pinEvery > 0 && i % pinEvery === 7 && m.role === 'user' ? { ...m, pinned: true } : m));
 }
 
-describe('every strategy and pipeline, random conversations and budgets (STR-7, STR-8, MSG-3)', () => {
+describe('every strategy and pipeline, random conversations and budgets (STR-7, STR-8, MSG-3, RT-1 plans)', () => {
   it('fits, validates for each provider, keeps protected messages, and never mutates the input', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -73,7 +75,8 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
         async (steps, window, strategy, provider, pinEvery) => {
           const messages = conversation(steps, pinEvery);
           const frozen = structuredClone(messages);
-          const { messages: out, plan } = await compact(messages, {
+          // The planner's own pipeline output, to check the plan's edits against it.
+          const { messages: out, plan } = await runPlanner(messages, {
             counter,
             window,
             responseReserve: 500,
@@ -81,6 +84,9 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
             mode: 'manual',
             ...(provider === undefined ? {} : { provider }),
           });
+          // The plan is data: through JSON and applied, it gives exactly the pipeline's projection.
+          const json = JSON.parse(JSON.stringify(plan)) as CompactionPlan;
+          expect(applyCompactionPlan(messages, json)).toEqual(out);
           expect(messages).toEqual(frozen);
           expect(counter.count(out).total).toBeLessThanOrEqual(plan.budget.messages);
           expect(validate(out, { ...(provider === undefined ? {} : { provider }) })).toEqual([]);

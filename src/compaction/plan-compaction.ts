@@ -83,7 +83,12 @@ export async function runPlanner(
       evaluation = measure(exact);
     }
   }
-  const { budget, target, decision } = evaluation;
+  const { budget, decision } = evaluation;
+  // A manual compaction below the target still compacts (FR-5.4.2: allowed, with a warning).
+  const target =
+    options.mode === 'manual' && tokensBefore <= evaluation.target
+      ? Math.floor(tokensBefore * DEFAULTS.target)
+      : evaluation.target;
   const base = {
     version: 1 as const,
     ...(options.provider === undefined ? {} : { provider: options.provider }),
@@ -128,8 +133,10 @@ export async function runPlanner(
       : mode === 'overflow' && requested === 'overflow'
         ? 'provider reported a context overflow'
         : decision.reason;
-  if (requested === 'manual' && tokensBefore <= target) {
-    warnings.push(`little to gain: ${tokensBefore} tokens is already below the target of ${target}`);
+  if (requested === 'manual' && target < evaluation.target) {
+    warnings.push(
+      `little to gain: ${tokensBefore} tokens is already below the target of ${evaluation.target}; compacting to ${target}`,
+    );
   }
 
   const previous = messages.map(summaryRecordOf).find((record) => record !== undefined);

@@ -6,7 +6,7 @@ export class CallQueue {
   #tail: Promise<unknown> = Promise.resolve();
 
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const start = (): Promise<T> => {
       signal?.throwIfAborted();
       return task();

@@ -1,8 +1,8 @@
 import type { CompactionPlan } from '../compaction/types.ts';
 import type { Message } from '../messages/types.ts';
 import type { SessionContext, Snapshot, Store, StoredMessage } from '../stores/types.ts';
-import type { TokenCounter } from '../tokens/types.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
+import type { TokenCounter } from '../tokens/types.ts';
 import { planCut } from './plan-cut.ts';
 import { type ReadSnapshot, readSnapshotContent, snapshotContent, toJson } from './snapshot-content.ts';
 

@@ -432,7 +432,10 @@ describe('summarizer back-off (RT-4)', () => {
       apply: (messages, context) =>
         summarizing
           ? inner.apply(messages, context)
-          : { edits: {}, effect: { dropped: 0, stubbed: 0, masked: 0, summarized: 0, clipped: 0, notes: [] } },
+          : {
+              edits: {},
+              effect: { dropped: 0, stubbed: 0, masked: 0, summarized: 0, clipped: 0, notes: [] },
+            },
     };
     const chatfold = createChatfold({
       window: WINDOW,

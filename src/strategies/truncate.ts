@@ -171,22 +171,35 @@ export function fitToBudget(messages: readonly Message[], context: StrategyConte
   let total = counter.count(out).total;
   if (total <= budget) return truncated;
   const inputIds = new Set(messages.map((message) => message.id));
-  const replace: PlanReplacement[] = [];
-  const order = out
-    .map((message, index) => ({ index, tokens: counter.countMessage(message), message }))
-    // Only messages of the input can be replaced (a marker this step inserted is short anyway).
-    .filter(({ message }) => inputIds.has(message.id))
-    .filter(({ message }) => message.role !== 'system' || chatfoldMetadata(message) !== undefined)
-    .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
-  for (const { index, tokens, message } of order) {
-    if (total <= budget) break;
-    const allowed = Math.max(16, tokens - (total - budget));
-    const next = clipMessage(message, allowed, counter);
-    if (next === message) continue;
-    out[index] = next;
-    replace.push({ id: message.id, message: next });
-    total += counter.countMessage(next) - tokens;
+  const originals = new Map<number, Message>();
+  const replaced = new Map<string, Message>();
+  // Clipping adds markers, so a message clipped to exactly the excess can still be a little
+  // over: later passes clip the largest again from its original, with growing slack.
+  for (let pass = 0; pass < 6 && total > budget; pass++) {
+    const order = out
+      .map((message, index) => ({ index, tokens: counter.countMessage(message), message }))
+      // Only messages of the input can be replaced (a marker this step inserted is short anyway).
+      .filter(({ message }) => inputIds.has(message.id))
+      .filter(({ message }) => message.role !== 'system' || chatfoldMetadata(message) !== undefined)
+      .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
+    let changed = false;
+    for (const { index, tokens, message } of order) {
+      if (total <= budget) break;
+      const original = originals.get(index) ?? message;
+      const slack = pass === 0 ? 0 : 16 * 2 ** pass;
+      const allowed = Math.max(16, tokens - (total - budget) - slack);
+      const next = clipMessage(original, allowed, counter);
+      if (next === original || counter.countMessage(next) >= tokens) continue;
+      originals.set(index, original);
+      out[index] = next;
+      replaced.set(original.id, next);
+      total += counter.countMessage(next) - tokens;
+      changed = true;
+    }
+    total = counter.count(out).total;
+    if (!changed) break;
   }
+  const replace: PlanReplacement[] = [...replaced].map(([id, message]) => ({ id, message }));
   total = counter.count(out).total;
   if (total > budget) {
     const causes = remainingByCause(out, context);

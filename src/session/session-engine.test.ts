@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../defaults.ts';
+import type { Message } from '../messages/types.ts';
+import { memoryStore } from '../stores/memory/index.ts';
+import { buildConversation } from '../test/build-conversation.ts';
+import { createChatfold } from './create-chatfold.ts';
+import type { SessionEvent } from './types.ts';
+
+function agentRun(steps: number, prefix = ''): Message[] {
+  const builder = buildConversation()
+    .system('You are a coding agent.')
+    .user('Fix the failing test in src/app.ts');
+  for (let i = 0; i < steps; i++) {
+    builder.assistant(`Step ${i}: reading file ${i}.`).toolRound([
+      {
+        name: 'Read',
+        args: { file_path: `src/${prefix}file${i}.ts` },
+        result: `// file ${i}\n${'const value = compute();\n'.repeat(60)}`,
+      },
+    ]);
+  }
+  return builder.user('Now run the suite').build();
+}
+
+const WINDOW = 12_000;
+
+/** A summarizer that only answers when aborted, or after a minute. */
+function hangingSummarizer(seen: AbortSignal[]) {
+  return (request: { signal: AbortSignal }) => {
+    seen.push(request.signal);
+    return new Promise<string>((_, reject) => {
+      const timer = setTimeout(() => reject(new Error('never')), 60_000);
+      request.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(request.signal.reason);
+      });
+    });
+  };
+}
+
+describe('session state is per session (HK-1, engine 1.0)', () => {
+  it('beforeCompact cancels in other sessions do not force a compaction in this one', async () => {
+    const hooks = { beforeCompact: () => ({ cancel: true }) };
+    const chatfold = createChatfold({ window: 100_000, hooks });
+    for (const id of ['x', 'y', 'z']) {
+      const session = await chatfold.session(id);
+      await session.append(agentRun(4));
+      expect((await session.compact()).cancelled).toBe(true);
+    }
+    const w = await chatfold.session('w');
+    await w.append(agentRun(4));
+    expect((await w.compact()).cancelled).toBe(true); // w's first cancel is honoured
+    for (let i = 1; i < DEFAULTS.maxConsecutiveCancels; i++) expect((await w.compact()).cancelled).toBe(true);
+    expect((await w.compact()).cancelled).toBe(false); // only w's own cancels count
+  });
+
+  it('remembers the summarizer back-off across a restart (persisted in the store settings)', async () => {
+    const store = memoryStore();
+    let calls = 0;
+    const now = Date.UTC(2026, 10, 1);
+    const options = {
+      window: WINDOW,
+      store,
+      now: () => new Date(now),
+      summarizer: async () => {
+        calls++;
+        throw new Error('503');
+      },
+    };
+    const first = await createChatfold(options).session('s');
+    await first.append(agentRun(40));
+    await first.compact();
+    expect(calls).toBe(1);
+    const resumed = await createChatfold(options).session('s');
+    await resumed.append(agentRun(10, 'more-').map((message) => ({ ...message, id: `more_${message.id}` })));
+    await resumed.compact();
+    expect(calls).toBe(1); // still backing off after the restart
+  });
+});
+
+describe('aborting (engine 1.0)', () => {
+  it('prepare({ signal }) with an aborted signal rejects with an AbortError', async () => {
+    const session = await createChatfold({ window: WINDOW }).session('a');
+    await session.append(agentRun(2));
+    const controller = new AbortController();
+    controller.abort();
+    await expect(session.prepare({ signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+  });
+
+  it('an abort mid-summary cancels the model call, keeps history, and the next prepare works', async () => {
+    const seen: AbortSignal[] = [];
+    const chatfold = createChatfold({ window: WINDOW, summarizer: hangingSummarizer(seen) });
+    const session = await chatfold.session('b');
+    const messages = agentRun(40);
+    await session.append(messages);
+    const controller = new AbortController();
+    const pending = session.prepare({ signal: controller.signal });
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen[0]?.aborted).toBe(true);
+    expect((await session.history()).length).toBe(messages.length);
+    expect(await chatfold.store.snapshots('b')).toHaveLength(0);
+  });
+});
+
+describe('session.compact({ dryRun }) (WEB-5, CLI /summarize preview)', () => {
+  it('returns what a manual compaction would do without a model call, a snapshot or an event', async () => {
+    let calls = 0;
+    const chatfold = createChatfold({
+      window: WINDOW,
+      summarizer: async () => {
+        calls++;
+        return 'A summary long enough to be accepted as the LLM summary of this conversation.';
+      },
+    });
+    const session = await chatfold.session('d');
+    await session.append(agentRun(6));
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const before = await session.prepare();
+    const preview = await session.compact({ dryRun: true });
+    expect(preview.compacted).toBe(true);
+    expect(preview.summary?.covers.count).toBeGreaterThan(0);
+    expect(preview.tokensAfter).toBeLessThan(preview.tokensBefore);
+    expect(calls).toBe(0);
+    expect(events).toEqual([]);
+    expect(await chatfold.store.snapshots('d')).toHaveLength(0);
+    expect((await session.prepare()).messages).toEqual(before.messages);
+    const real = await session.compact({ mode: 'manual' });
+    expect(real.summary?.covers.count).toBe(preview.summary?.covers.count);
+    expect(calls).toBe(1);
+  });
+});
+
+describe('createChatfold options (E_INVALID_OPTIONS at construction)', () => {
+  it('throws for bad options when built, not on the first call', () => {
+    const bad: [unknown, RegExp][] = [
+      [{ window: WINDOW, target: 5 }, /target/],
+      [{ window: WINDOW, strategy: 'nope' }, /unknown strategy/],
+      [{ window: WINDOW, triggers: [] }, /triggers/],
+      [{ window: WINDOW, summarizer: 42 }, /summarizer/],
+      [{ window: WINDOW, hooks: { beforeCompaction: () => undefined } }, /beforeCompaction/],
+      [{ window: -5 }, /window/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => createChatfold(options as never), String(message)).toThrow(message);
+    }
+  });
+});
+
+describe('history marks (WEB-6, CLI /history)', () => {
+  it('marks each stored message in context, summarized, or masked/superseded', async () => {
+    const chatfold = createChatfold({ window: 40_000 });
+    const session = await chatfold.session('h');
+    const chat = buildConversation().system('You are helpful.').user('Plan a trip to Lisbon');
+    for (let i = 0; i < 40; i++) {
+      chat.assistant(`Day ${i}: ${'visit the old town, eat pastries, walk by the river. '.repeat(8)}`);
+      chat.user(`And day ${i + 1}?`);
+    }
+    await session.append(chat.build());
+    await session.compact();
+    const history = await session.history();
+    const statuses = new Set(history.map((entry) => entry.status));
+    expect(statuses.has('summarized')).toBe(true);
+    expect(statuses.has('in-context')).toBe(true);
+    const compactions = await session.compactions();
+    expect(compactions).toHaveLength(1);
+    expect(compactions[0]).toMatchObject({ mode: 'manual' });
+    expect(compactions[0]?.tokensAfter).toBeLessThan(compactions[0]?.tokensBefore ?? 0);
+    const status = await session.status();
+    const { breakdown } = status;
+    expect(
+      breakdown.systemPrompt +
+        breakdown.tools +
+        breakdown.summary +
+        breakdown.messages +
+        breakdown.reservedOutput +
+        breakdown.safetyMargin +
+        breakdown.free,
+    ).toBe(status.window);
+    expect(breakdown.summary).toBeGreaterThan(0);
+  });
+});
