@@ -34,7 +34,10 @@ export interface WebHarness {
   readonly app: ReturnType<typeof createWebApp>['app'];
   readonly pool: ReturnType<typeof createWebApp>['pool'];
   /** A request as the page sends it: JSON, same origin, the token when there is one. */
-  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** Creates a session and returns it. */
   createSession(title?: string): Promise<WireSession>;
   /** POSTs and reads the whole event stream. */
@@ -91,13 +94,16 @@ export async function startWebHarness(options: WebHarnessOptions = {}): Promise<
   });
   const request: WebHarness['request'] = (path, init = {}) => {
     const headers: Record<string, string> = { origin: ORIGIN, ...init.headers };
-    if (options.token !== undefined && headers.authorization === undefined) headers.authorization = `Bearer ${options.token}`;
+    if (options.token !== undefined && headers.authorization === undefined)
+      headers.authorization = `Bearer ${options.token}`;
     if (init.body !== undefined) headers['content-type'] ??= 'application/json';
     return Promise.resolve(
       app.request(path, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
         headers,
-        ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
+        ...(init.body === undefined
+          ? {}
+          : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
       }),
     );
   };
@@ -109,7 +115,8 @@ export async function startWebHarness(options: WebHarnessOptions = {}): Promise<
     request,
     async createSession(title) {
       const response = await request('/api/sessions', { body: title === undefined ? {} : { title } });
-      if (response.status !== 201) throw new Error(`create session: ${response.status} ${await response.text()}`);
+      if (response.status !== 201)
+        throw new Error(`create session: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { session: WireSession }).session;
     },
     async stream(path, body) {

@@ -1,7 +1,7 @@
 // WEB-1: sessions over the JSON API (list, new, rename, switch), bad bodies and unknown sessions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView, WireSession } from '../../src/web/api-types.ts';
-import { type WebHarness, startWebHarness } from './harness.ts';
+import { startWebHarness, type WebHarness } from './harness.ts';
 
 let web: WebHarness;
 beforeAll(async () => {
@@ -24,7 +24,10 @@ describe('sessions API (WEB-1)', () => {
     const list = await json<{ sessions: WireSession[] }>(await web.request('/api/sessions'));
     expect(list.sessions.map((session) => session.id)).toEqual(expect.arrayContaining([first.id, second.id]));
 
-    const renamed = await web.request(`/api/sessions/${second.id}`, { method: 'PATCH', body: { title: 'Renamed' } });
+    const renamed = await web.request(`/api/sessions/${second.id}`, {
+      method: 'PATCH',
+      body: { title: 'Renamed' },
+    });
     expect(renamed.status).toBe(200);
     expect((await json<{ session: WireSession }>(renamed)).session.title).toBe('Renamed');
 
@@ -39,7 +42,10 @@ describe('sessions API (WEB-1)', () => {
 
   it('sets the per-session auto-compaction override (FR-3.1.1)', async () => {
     const session = await web.createSession();
-    const off = await web.request(`/api/sessions/${session.id}`, { method: 'PATCH', body: { autoCompaction: 'off' } });
+    const off = await web.request(`/api/sessions/${session.id}`, {
+      method: 'PATCH',
+      body: { autoCompaction: 'off' },
+    });
     expect((await json<{ session: WireSession }>(off)).session.autoCompaction).toBe('off');
     const view = await json<SessionView>(await web.request(`/api/sessions/${session.id}`));
     expect(view.session.autoCompaction).toBe('off');
@@ -91,7 +97,9 @@ describe('sessions API (WEB-1)', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(form.status).toBe(400);
-    expect((await json<{ error: { message: string } }>(form)).error.message).toMatch(/Content-Type: application\/json/);
+    expect((await json<{ error: { message: string } }>(form)).error.message).toMatch(
+      /Content-Type: application\/json/,
+    );
   });
 
   it('answers unknown API routes with a JSON 404', async () => {

@@ -10,7 +10,10 @@ beforeAll(async () => {
     script: {
       rules: [
         { match: { lastUserIncludes: '[slow]' }, reply: { chunkDelayMs: 40 } },
-        { match: { lastUserIncludes: '[fail]' }, reply: { error: { status: 500, message: `upstream broke, key ${FAKE_API_KEY}` } } },
+        {
+          match: { lastUserIncludes: '[fail]' },
+          reply: { error: { status: 500, message: `upstream broke, key ${FAKE_API_KEY}` } },
+        },
       ],
     },
   });
@@ -24,10 +27,14 @@ const types = (events: readonly StreamEvent[]): string[] => events.map((event) =
 describe('turns API (WEB-1)', () => {
   it('streams text deltas, usage, the gauge and done; the turn is stored', async () => {
     const session = await web.createSession();
-    const events = await web.stream(`/api/sessions/${session.id}/turns`, { text: 'Hello **world**, tell me more' });
+    const events = await web.stream(`/api/sessions/${session.id}/turns`, {
+      text: 'Hello **world**, tell me more',
+    });
     const deltas = events.filter((event) => event.type === 'text-delta');
     expect(deltas.length).toBeGreaterThan(1);
-    expect(deltas.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).toContain('Hello **world**');
+    expect(deltas.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).toContain(
+      'Hello **world**',
+    );
     expect(types(events)).toContain('step-start');
     expect(types(events)).toContain('usage');
     expect(types(events).slice(-2)).toEqual(['gauge', 'done']);
@@ -45,7 +52,14 @@ describe('turns API (WEB-1)', () => {
 
   it('refuses empty, oversized and malformed turns with 400', async () => {
     const session = await web.createSession();
-    for (const body of [{}, { text: '' }, { text: '   ' }, { text: 5 }, { text: 'x'.repeat(100_001) }, { text: 'hi', role: 'system' }]) {
+    for (const body of [
+      {},
+      { text: '' },
+      { text: '   ' },
+      { text: 5 },
+      { text: 'x'.repeat(100_001) },
+      { text: 'hi', role: 'system' },
+    ]) {
       const response = await web.request(`/api/sessions/${session.id}/turns`, { body });
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('E_INVALID_BODY');
@@ -86,14 +100,18 @@ describe('turns API (WEB-1)', () => {
     const events = parseEventStream(await (after as Response).text());
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'stop' });
     const history = (await (await web.request(`/api/sessions/${session.id}/history`)).json()) as HistoryPage;
-    const texts = history.messages.map((message) => message.parts.map((part) => ('text' in part ? part.text : '')).join(''));
+    const texts = history.messages.map((message) =>
+      message.parts.map((part) => ('text' in part ? part.text : '')).join(''),
+    );
     expect(texts.some((text) => text.startsWith('[slow]'))).toBe(true);
     expect(texts).toContain('after the stop');
   });
 
   it('streams a provider failure as an error event without the API key (WEB-8)', async () => {
     const session = await web.createSession();
-    const response = await web.request(`/api/sessions/${session.id}/turns`, { body: { text: 'please [fail]' } });
+    const response = await web.request(`/api/sessions/${session.id}/turns`, {
+      body: { text: 'please [fail]' },
+    });
     const text = await response.text();
     expect(text).not.toContain(FAKE_API_KEY);
     const events = parseEventStream(text);

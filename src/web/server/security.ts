@@ -25,12 +25,15 @@ function hostName(header: string): string {
  */
 export function loopbackHostOnly(): MiddlewareHandler {
   return async (context, next) => {
-    const host = context.req.header('host');
-    if (host === undefined || !isLoopbackHost(hostName(host))) {
+    // The Host header when there is one (a rebinding page sends its own), and the URL the
+    // server derived (in-process requests have no Host header).
+    const header = context.req.header('host');
+    const host = header ?? new URL(context.req.url).host;
+    if (!isLoopbackHost(hostName(host)) || !isLoopbackHost(new URL(context.req.url).hostname)) {
       throw new HttpError(
         403,
         'E_FORBIDDEN_HOST',
-        `this server answers only requests to 127.0.0.1 or localhost, received Host ${JSON.stringify(host ?? '')}; open it through a loopback address, or start it with --token to serve other hosts`,
+        `this server answers only requests to 127.0.0.1 or localhost, received Host ${JSON.stringify(host)}; open it through a loopback address, or start it with --token to serve other hosts`,
       );
     }
     await next();
