@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { type AgentFile, agentFileSchema } from './agent-file-schema.ts';
@@ -94,8 +94,29 @@ export function parseAgentFile(text: string, file: string): AgentFile {
       `invalid YAML: ${error.message.split('\n')[0]}`,
     );
   }
+  let value: unknown;
   if (problems.length === 0) {
-    const result = agentFileSchema.safeParse(document.toJS());
+    try {
+      value = document.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // An alias without its anchor (`*a`), or an alias bomb: point at the first alias.
+      let at: number | undefined;
+      visit(document, {
+        Alias(_, node) {
+          at ??= node.range?.[0];
+        },
+      });
+      add(
+        position(at),
+        '',
+        'valid YAML',
+        'a syntax error',
+        `invalid YAML: ${(error as Error).message.split('\n')[0]}`,
+      );
+    }
+  }
+  if (problems.length === 0) {
+    const result = agentFileSchema.safeParse(value);
     if (result.success) return result.data;
     for (const issue of result.error.issues) {
       const path = issue.path;

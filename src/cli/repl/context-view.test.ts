@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionStatus } from '../../session/types.ts';
+import { compactCount, contextView, triggerBar } from './context-view.ts';
+
+/** A status with seed 004's numbers; the fields /context does not print are filler. */
+function status(change: Partial<SessionStatus>): SessionStatus {
+  return {
+    tokens: 45_000,
+    budget: 180_000,
+    window: 200_000,
+    percent: 25,
+    messagesSinceCompaction: 8,
+    messagesTrigger: 30,
+    tokensTrigger: 128_000,
+    willCompactNextTurn: false,
+    accuracy: 'calibrated',
+    tokenizer: 'anthropic:claude',
+    sessionId: 'abc123',
+    messagesInHistory: 52,
+    messagesSummarized: 25,
+    text: '52 messages in history (25 summarized)',
+    compactions: 1,
+    breakdown: {
+      systemPrompt: 0,
+      tools: 0,
+      summary: 850,
+      messages: 44_150,
+      reservedOutput: 10_000,
+      safetyMargin: 10_000,
+      free: 135_000,
+    },
+    ...change,
+  } as SessionStatus;
+}
+
+const summary = {
+  messagesSummarized: 25,
+  tokens: 850,
+  createdAt: new Date(2024, 0, 15, 10, 30).toISOString(),
+};
+
+describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
+  it('prints scenario 3 exactly, then the window line and which counts are exact', () => {
+    const lines = contextView(status({ summary }), { model: 'claude-sonnet-4-5' });
+    expect(lines.slice(0, 10).join('\n')).toBe(
+      [
+        '',
+        'Context Status',
+        '  Last summary: 25 messages → 850 tokens',
+        '  Created: 2024-01-15 10:30',
+        '',
+        'Summarization Triggers (N messages OR K tokens)',
+        '  Messages: 8 / 30 (27%)',
+        '           [█████░░░░░░░░░░░░░░░]',
+        '  Tokens:   45,000 / 128,000 (35%)',
+        '           [███████░░░░░░░░░░░░░]',
+      ].join('\n'),
+    );
+    expect(lines).not.toContain('  ⚡ Summarization will trigger on next message');
+    expect(lines.slice(10)).toEqual([
+      '',
+      'claude-sonnet-4-5 • 45k/200k tokens (23 %)',
+      '  Message counts are exact; token counts are calibrated (estimate corrected by the provider-reported usage), tokenizer anthropic:claude',
+      '  History: 52 messages in history (25 summarized)',
+    ]);
+  });
+
+  it('prints scenario 4 exactly, with the ⚡ line when the next message will trigger', () => {
+    const lines = contextView(
+      status({ summary, messagesSinceCompaction: 28, tokens: 95_000, willCompactNextTurn: true }),
+      { model: 'm' },
+    );
+    expect(lines.slice(6, 13).join('\n')).toBe(
+      [
+        '  Messages: 28 / 30 (93%)',
+        '           [██████████████████░░]',
+        '  Tokens:   95,000 / 128,000 (74%)',
+        '           [██████████████░░░░░░]',
+        '',
+        '  ⚡ Summarization will trigger on next message',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says when there is no summary yet', () => {
+    expect(contextView(status({}), { model: 'm' }).slice(1, 3)).toEqual([
+      'Context Status',
+      '  No summary yet',
+    ]);
+  });
+
+  it('bars are 20 cells, one per 5 %, clamped', () => {
+    expect(triggerBar(0)).toBe(`[${'░'.repeat(20)}]`);
+    expect(triggerBar(99.9)).toBe(`[${'█'.repeat(19)}░]`);
+    expect(triggerBar(250)).toBe(`[${'█'.repeat(20)}]`);
+    expect(triggerBar(-5)).toBe(`[${'░'.repeat(20)}]`);
+    expect([compactCount(950), compactCount(36_400), compactCount(1_048_576)]).toEqual(['950', '36k', '1M']);
+  });
+});
