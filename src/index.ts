@@ -55,10 +55,10 @@ export type { GeminiContent, GeminiPart, GeminiRequest, GeminiRequestInput } fro
 export { fromGemini, toGemini } from './messages/gemini.ts';
 export type { NormalizeOptions } from './messages/normalize.ts';
 export { normalizeMessages } from './messages/normalize.ts';
-export type { PruneMessagesOptions, PruneScope, ToolCallPruning } from './messages/prune-messages.ts';
-export { pruneMessages } from './messages/prune-messages.ts';
 export type { OpenAIContentPart, OpenAIMessage, OpenAIToolCall, ToOpenAIOptions } from './messages/openai.ts';
 export { fromOpenAI, toOpenAI } from './messages/openai.ts';
+export type { PruneMessagesOptions, PruneScope, ToolCallPruning } from './messages/prune-messages.ts';
+export { pruneMessages } from './messages/prune-messages.ts';
 export type { SweAgentHistoryItem, SweAgentTrajectory } from './messages/swe-agent.ts';
 export { fromSweAgentTrajectory } from './messages/swe-agent.ts';
 export type {

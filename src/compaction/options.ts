@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import type { ContextPolicy } from '../policy/evaluate-context.ts';
@@ -132,9 +133,14 @@ const compactOptionsSchema = z
  * is known to the registry (a typo must fail now, not silently send the prompt unchanged).
  */
 export function checkCompactionSettings(options: CompactionSettings, where: string): void {
-  if (options.triggers !== undefined) checkTriggers(options.triggers);
-  if (options.strategy !== undefined) {
-    (options.registry ?? createStrategyRegistry()).resolve(options.strategy, options.strategyOptions ?? {});
+  try {
+    if (options.triggers !== undefined) checkTriggers(options.triggers);
+    if (options.strategy !== undefined) {
+      (options.registry ?? createStrategyRegistry()).resolve(options.strategy, options.strategyOptions ?? {});
+    }
+  } catch (error) {
+    if (!ChatfoldError.isInstance(error)) throw error;
+    throw new ChatfoldError(error.code, `${where}: ${error.message}`, error.details, { cause: error });
   }
 }
 

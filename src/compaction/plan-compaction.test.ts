@@ -15,15 +15,13 @@ const options = { counter, window: 8000, responseReserve: 1000 } as const;
 function agentRun(rounds: number): Message[] {
   const builder = buildConversation().system('You are a coding agent.').user('Fix the failing test');
   for (let i = 0; i < rounds; i++) {
-    builder
-      .assistant(`Step ${i}: reading file ${i}.`)
-      .toolRound([
-        {
-          name: 'Read',
-          args: { file_path: `src/file${i}.ts` },
-          result: `export const v${i} = ${i};\n`.repeat(60),
-        },
-      ]);
+    builder.assistant(`Step ${i}: reading file ${i}.`).toolRound([
+      {
+        name: 'Read',
+        args: { file_path: `src/file${i}.ts` },
+        result: `export const v${i} = ${i};\n`.repeat(60),
+      },
+    ]);
   }
   return builder.user('Thanks, now run the whole suite').build();
 }

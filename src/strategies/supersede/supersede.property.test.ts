@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part } from '../../messages/types.ts';
 import { createMockTokenCounter } from '../../test/mock-token-counter.ts';
-import { type AppliedStrategyResult, withProjection } from '../apply-strategy.ts';
+import { withProjection } from '../apply-strategy.ts';
 import { chatfoldMetadata } from '../chatfold-metadata.ts';
 import type { StrategyResult } from '../types.ts';
 import { type SupersedeOptions, supersede } from './index.ts';
