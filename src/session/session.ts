@@ -19,6 +19,8 @@ import {
   stateAfterFailure,
   stateAfterPlan,
 } from './compaction-state.ts';
+import { type CompactionRun, pick, planOptions } from './plan-options.ts';
+import { SessionEvents } from './session-events.ts';
 import { compactionRecords, historyEntries } from './session-history.ts';
 import { SessionProjection } from './session-projection.ts';
 import { sessionStatus } from './session-status.ts';
@@ -72,7 +74,7 @@ export class ChatfoldSession implements Session {
   readonly #counter: CalibratedCounter;
   readonly #projection: SessionProjection;
   readonly #queue = new CallQueue();
-  readonly #listeners = new Set<(event: SessionEvent) => void>();
+  readonly #events: SessionEvents;
   #state: SessionCompactionState = INITIAL_SESSION_STATE;
   #previousPrompt: readonly Message[] = [];
 
@@ -81,6 +83,7 @@ export class ChatfoldSession implements Session {
     this.#config = config;
     this.#counter = counter;
     this.#projection = new SessionProjection(id, config.store);
+    this.#events = new SessionEvents((event) => config.options.onEvent?.(event, id));
   }
 
   /** Loads the latest snapshot, the messages after it and the session's state (ST-6). */
@@ -199,40 +202,13 @@ export class ChatfoldSession implements Session {
     typeOrListener: SessionEvent['type'] | ((event: SessionEvent) => void),
     typed?: (event: never) => void,
   ): () => void {
-    const listener: (event: SessionEvent) => void =
-      typeof typeOrListener === 'function'
-        ? typeOrListener
-        : (event) => {
-            if (event.type === typeOrListener) (typed as (event: SessionEvent) => void)(event);
-          };
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return this.#events.on(typeOrListener, typed);
   }
 
   // ---------------------------------------------------------------------------------------
 
   #emit(event: SessionEvent): void {
-    const failed: [(event: SessionEvent) => void, unknown][] = [];
-    const deliver = (listener: (event: SessionEvent) => void, value: SessionEvent): void => {
-      try {
-        listener(value);
-      } catch (error) {
-        // A failing UI listener must not fail the user's request; the others hear about it.
-        if (value.type !== 'listener-error') failed.push([listener, error]);
-      }
-    };
-    try {
-      this.#config.options.onEvent?.(event, this.id);
-    } catch (error) {
-      failed.push([() => undefined, error]);
-    }
-    for (const listener of this.#listeners) deliver(listener, event);
-    for (const [source, error] of failed) {
-      const report: SessionEvent = { type: 'listener-error', eventType: event.type, error };
-      for (const listener of this.#listeners) if (listener !== source) deliver(listener, report);
-    }
+    this.#events.emit(event);
   }
 
   /** Runs a background write; a failure becomes a `store-error` event (never swallowed). */
@@ -347,39 +323,13 @@ export class ChatfoldSession implements Session {
     };
   }
 
-  /** The compact() options of one run: the session's settings plus this call's. */
   #planOptions(run: CompactionRun, summarizerAllowed: boolean): CompactOptions {
-    const config = this.#config.options;
-    const instructions = [config.instructions, run.instructions].filter(Boolean).join('\n\n');
-    const summarizer =
-      summarizerAllowed && isSummarizerAvailable(this.#state, this.#config.now().getTime())
-        ? config.summarizer
-        : undefined;
-    return {
-      ...copy(config, [
-        'responseReserve',
-        'safetyMargin',
-        'strategy',
-        'strategyOptions',
-        'registry',
-        'triggers',
-        'floor',
-        'target',
-        'protect',
-      ]),
+    return planOptions(this.#config, run, {
       counter: this.#counter,
-      window: run.window,
-      ...(this.#config.maxOutputTokens === undefined
-        ? {}
-        : { maxOutputTokens: this.#config.maxOutputTokens }),
-      ...(run.provider === undefined ? {} : { provider: run.provider }),
-      ...(run.tools === undefined ? {} : { tools: run.tools }),
-      ...(summarizer === undefined ? {} : { summarizer }),
-      ...(instructions === '' ? {} : { instructions }),
-      ...(run.signal === undefined ? {} : { signal: run.signal }),
-      mode: run.mode,
       messagesSinceCompaction: this.#projection.sinceCompaction,
-    };
+      summarizerAvailable:
+        summarizerAllowed && isSummarizerAvailable(this.#state, this.#config.now().getTime()),
+    });
   }
 
   /** A manual compaction's plan, not applied, not persisted, no model call, no hooks. */
@@ -440,34 +390,4 @@ export class ChatfoldSession implements Session {
       this.#config.store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
     );
   }
-}
-
-/** One compaction run's inputs. */
-interface CompactionRun {
-  readonly mode: CompactionMode;
-  readonly window: number;
-  readonly provider?: Provider;
-  readonly tools?: readonly ToolDefinition[];
-  readonly instructions?: string;
-  readonly signal?: AbortSignal;
-}
-
-/** Provider and tools from the call, else from the session configuration. */
-function pick(
-  options: { readonly provider?: Provider; readonly tools?: readonly ToolDefinition[] },
-  config: ChatfoldOptions,
-): { provider?: Provider; tools?: readonly ToolDefinition[] } {
-  const provider = options.provider ?? config.provider;
-  const tools = options.tools ?? config.tools;
-  return { ...(provider === undefined ? {} : { provider }), ...(tools === undefined ? {} : { tools }) };
-}
-
-/** The listed options that are set (exactOptionalPropertyTypes forbids passing `undefined`). */
-function copy<K extends keyof ChatfoldOptions>(
-  options: ChatfoldOptions,
-  keys: readonly K[],
-): Partial<Pick<ChatfoldOptions, K>> {
-  const out: Partial<Pick<ChatfoldOptions, K>> = {};
-  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
-  return out;
 }
