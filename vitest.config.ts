@@ -19,6 +19,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./src/agent/index.ts', import.meta.url)),
       },
       {
+        find: /^chatfold\/(strategies|summarize|models|evaluation|test)$/,
+        replacement: fileURLToPath(new URL('./src/$1/index.ts', import.meta.url)),
+      },
+      {
         find: /^chatfold\/fake-provider$/,
         replacement: fileURLToPath(new URL('./src/fake-provider/index.ts', import.meta.url)),
       },
