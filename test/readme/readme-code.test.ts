@@ -36,7 +36,7 @@ interface CodeBlock {
 }
 
 /** The ```ts / ```typescript blocks of a markdown text. */
-export function typescriptBlocks(markdown: string): CodeBlock[] {
+function typescriptBlocks(markdown: string): CodeBlock[] {
   const lines = markdown.split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
