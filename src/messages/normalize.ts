@@ -1,10 +1,11 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { assertMessageInput, DEFAULT_MAX_MESSAGE_CHARS, markChecked } from './check-messages.ts';
 import { contentHash } from './content-hash.ts';
-import type { Message, MessageInput, Part, Role } from './types.ts';
-import { ROLES } from './types.ts';
+import { nestingError } from './json-depth.ts';
+import { argumentsFault, invalidArgumentsError } from './tool-arguments.ts';
+import type { Message, MessageInput, Part } from './types.ts';
 
-/** Largest message chatfold accepts by default, in UTF-16 code units (MSG-4). */
-export const DEFAULT_MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+export { DEFAULT_MAX_MESSAGE_CHARS };
 
 /** Options shared by every converter and by {@link normalizeMessages}. */
 export interface NormalizeOptions {
@@ -46,53 +47,15 @@ export function describe(value: unknown): string {
   return typeof value;
 }
 
-/** Checks a role string; throws `E_UNKNOWN_ROLE` for anything else. */
-export function checkRole(role: unknown, where: string): Role {
-  if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
-  throw new ChatfoldError(
-    'E_UNKNOWN_ROLE',
-    `${where}: unknown role ${JSON.stringify(role)}; expected one of ${ROLES.join(', ')}`,
-    { where, role: typeof role === 'string' ? role : describe(role) },
-  );
-}
-
-/** Checks that tool-call arguments are JSON text; throws `E_INVALID_TOOL_ARGUMENTS` otherwise. */
+/**
+ * Checks that tool-call arguments are JSON text nested at most `MAX_NESTING_DEPTH` levels;
+ * throws `E_INVALID_TOOL_ARGUMENTS` or `E_NESTING_TOO_DEEP` otherwise.
+ */
 export function checkToolArguments(text: string, where: string): string {
-  try {
-    JSON.parse(text);
-    return text;
-  } catch (cause) {
-    const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    throw new ChatfoldError(
-      'E_INVALID_TOOL_ARGUMENTS',
-      `${where}: tool call arguments are not valid JSON (received ${JSON.stringify(preview)})`,
-      { where, arguments: preview },
-      { cause },
-    );
-  }
-}
-
-/** Total characters of text a message carries (text, reasoning, arguments, results). */
-export function messageChars(parts: readonly Part[]): number {
-  let total = 0;
-  for (const part of parts) {
-    switch (part.type) {
-      case 'text':
-      case 'reasoning':
-        total += part.text.length;
-        break;
-      case 'tool-call':
-        total += part.arguments.length + part.name.length;
-        break;
-      case 'tool-result':
-        for (const inner of part.content) if (inner.type === 'text') total += inner.text.length;
-        break;
-      case 'attachment':
-        total += part.data?.length ?? 0;
-        break;
-    }
-  }
-  return total;
+  const fault = argumentsFault(text);
+  if (fault === 'too-deep') throw nestingError(where);
+  if (fault === 'not-json') throw invalidArgumentsError(text, where);
+  return text;
 }
 
 /**
@@ -108,15 +71,19 @@ export function deriveMessageId(
 }
 
 /**
- * Fills in ids and timestamps, checks roles and sizes, and cleans text (MSG-1, MSG-4).
+ * Fills in ids and timestamps, checks shapes, roles and sizes, and cleans text (MSG-1, MSG-4).
  * Returns new objects; the input is not mutated. Converters call this on their output.
+ *
+ * @throws ChatfoldError `E_INVALID_MESSAGES`, `E_INVALID_MESSAGE` (the path says where),
+ *   `E_UNKNOWN_ROLE`, `E_INVALID_TOOL_ARGUMENTS`, `E_NESTING_TOO_DEEP`, `E_MESSAGE_TOO_LARGE`,
+ *   `E_INVALID_TEXT` (lone surrogates with `loneSurrogates: 'error'`).
  */
 export function normalizeMessages(input: readonly MessageInput[], options: NormalizeOptions = {}): Message[] {
   if (!Array.isArray(input)) {
     throw new ChatfoldError(
       'E_INVALID_MESSAGES',
-      `expected an array of messages, received ${describe(input)}`,
-      {},
+      `normalizeMessages: expected an array of messages, received ${describe(input)}`,
+      { function: 'normalizeMessages' },
     );
   }
   const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
@@ -124,38 +91,12 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
   const seen = new Map<string, number>();
   let stamp: string | undefined;
   return input.map((message, index) => {
+    assertMessageInput(message, index, 'normalizeMessages', maxChars);
     const where = `messages[${index}]`;
-    if (typeof message !== 'object' || message === null) {
-      throw new ChatfoldError(
-        'E_INVALID_MESSAGE',
-        `${where}: expected a message object, received ${describe(message)}`,
-        {
-          index,
-        },
-      );
-    }
-    const role = checkRole(message.role, `${where}.role`);
-    const rawParts: unknown = message.parts;
-    if (!Array.isArray(rawParts)) {
-      throw new ChatfoldError(
-        'E_INVALID_MESSAGE',
-        `${where}.parts: expected an array, received ${describe(rawParts)}`,
-        {
-          index,
-        },
-      );
-    }
-    const parts = (rawParts as readonly Part[]).map((part, partIndex) =>
+    const { role } = message;
+    const parts = message.parts.map((part: Part, partIndex: number) =>
       cleanPart(part, `${where}.parts[${partIndex}]`, options),
     );
-    const chars = messageChars(parts);
-    if (chars > maxChars) {
-      throw new ChatfoldError(
-        'E_MESSAGE_TOO_LARGE',
-        `${where}: message has ${chars} characters, more than the limit of ${maxChars}; raise maxMessageChars or clip the content before adding it`,
-        { index, actual: chars, limit: maxChars },
-      );
-    }
     let id = message.id;
     if (id === undefined) {
       const base = deriveMessageId(
@@ -175,6 +116,8 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
     stamp = message.createdAt ?? stamp ?? now().toISOString();
     const normalized: Message = { ...message, id, role, parts, createdAt: stamp };
     if (message.id === undefined) derivedIds.add(normalized);
+    // Checked above with this call's size limit: accepted everywhere from now on.
+    markChecked(normalized);
     return normalized;
   });
 }
@@ -191,24 +134,20 @@ export function hasDerivedId(message: Message): boolean {
   return derivedIds.has(message);
 }
 
+/** A part with its text cleaned (lone surrogates) and its tool arguments checked; shape already checked. */
 function cleanPart(part: Part, where: string, options: NormalizeOptions): Part {
-  if (typeof part !== 'object' || part === null) {
-    throw new ChatfoldError(
-      'E_INVALID_MESSAGE',
-      `${where}: expected a part object, received ${describe(part)}`,
-      { where },
-    );
-  }
   switch (part.type) {
     case 'text':
-      return { ...part, text: cleanText(part.text, `${where}.text`, options) };
     case 'reasoning':
       return { ...part, text: cleanText(part.text, `${where}.text`, options) };
     case 'tool-call':
       return {
         ...part,
         name: cleanText(part.name, `${where}.name`, options),
-        arguments: checkToolArguments(cleanText(part.arguments, `${where}.arguments`, options), where),
+        arguments: checkToolArguments(
+          cleanText(part.arguments, `${where}.arguments`, options),
+          `${where}.arguments`,
+        ),
       };
     case 'tool-result':
       return {
@@ -221,11 +160,5 @@ function cleanPart(part: Part, where: string, options: NormalizeOptions): Part {
       };
     case 'attachment':
       return part;
-    default:
-      throw new ChatfoldError(
-        'E_INVALID_MESSAGE',
-        `${where}.type: unknown part type ${JSON.stringify((part as { type: unknown }).type)}; expected text, attachment, tool-call, tool-result or reasoning`,
-        { where },
-      );
   }
 }

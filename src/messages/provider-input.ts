@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { ENVELOPE_DEPTH, MAX_NESTING_DEPTH, nestingError, tooDeepPath } from './json-depth.ts';
 import { describe } from './normalize.ts';
 import type { JsonValue } from './types.ts';
 
@@ -37,9 +38,14 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
 
 /**
  * Parses provider input with a schema; throws `E_UNKNOWN_ROLE` for an unknown `role`,
- * `E_INVALID_MESSAGE` for anything else that does not match, each naming the path.
+ * `E_NESTING_TOO_DEEP` for JSON nested deeper than `MAX_NESTING_DEPTH`, `E_INVALID_MESSAGE`
+ * for anything else that does not match, each naming the path.
  */
 export function parseProviderInput<T>(schema: z.ZodType<T>, input: unknown, names: ProviderInputNames): T {
+  // The schemas recurse into JSON values: a 10,000-deep tool input would overflow the stack
+  // inside zod, so depth is bounded first with a check that cannot overflow (MSG-4).
+  const deep = tooDeepPath(input, MAX_NESTING_DEPTH + ENVELOPE_DEPTH);
+  if (deep !== undefined) throw nestingError(formatPath(names.root, deep));
   const result = schema.safeParse(input);
   // The input itself, not zod's copy: the schemas only check (no transforms), and a copy would
   // lose own `__proto__` keys that tool arguments may legitimately hold.
@@ -69,6 +75,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 function received(value: unknown): string {
   if (value === undefined) return 'nothing (the field is missing)';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (typeof value === 'string')
     return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return describe(value);

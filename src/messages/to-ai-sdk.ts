@@ -10,6 +10,8 @@ import type {
   AiSdkToolResultContent,
   AiSdkToolResultOutput,
 } from './ai-sdk-schema.ts';
+import { assertMessages } from './check-messages.ts';
+import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
 import {
   type Markers,
@@ -19,6 +21,7 @@ import {
   restoreOpaque,
   stringMarker,
 } from './provider-metadata.ts';
+import { parseToolArguments } from './tool-arguments.ts';
 import type { AttachmentPart, JsonValue, Message, Part, TextPart, ToolResultPart } from './types.ts';
 
 const P = 'aiSdk';
@@ -119,7 +122,7 @@ function outputOf(part: ToolResultPart, markers: Markers): AiSdkToolResultOutput
       ...(part.content.length === 0 ? {} : { reason: text }),
       ...withOptions,
     };
-  if (kind === 'json' || kind === 'error-json') {
+  if ((kind === 'json' || kind === 'error-json') && jsonTextDepth(text) <= MAX_NESTING_DEPTH) {
     try {
       return {
         type: part.isError === true ? 'error-json' : 'json',
@@ -146,7 +149,10 @@ function partTo(part: Part, names: ReadonlyMap<string, string>, where: string): 
         type: 'tool-call',
         toolCallId: part.id,
         toolName: part.name,
-        input: markers.noInput === true && part.arguments === '{}' ? undefined : JSON.parse(part.arguments),
+        input:
+          markers.noInput === true && part.arguments === '{}'
+            ? undefined
+            : parseToolArguments(part.arguments, `${where}.arguments`, 'toAiSdk'),
         ...optionsFor(part, markers),
         ...extra,
       } as AiSdkPart;
@@ -187,6 +193,7 @@ function partTo(part: Part, names: ReadonlyMap<string, string>, where: string): 
  * const result = await generateText({ model, messages: toAiSdk(history) });
  */
 export function toAiSdk(messages: readonly Message[], options: ToProviderOptions = {}): AiSdkMessage[] {
+  assertMessages(messages, 'toAiSdk');
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAiSdk');
   const names = new Map<string, string>();
   for (const message of messages)

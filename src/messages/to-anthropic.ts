@@ -5,12 +5,29 @@ import type {
   AnthropicTextBlock,
 } from './anthropic-schema.ts';
 import { attachmentPlaceholder, base64ToText } from './attachment-data.ts';
+import { assertMessages } from './check-messages.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
 import { markersOf, objectMarker, opaqueItems, restoreOpaque, stringMarker } from './provider-metadata.ts';
-import type { AttachmentPart, JsonValue, Message, Part, ProviderMetadata } from './types.ts';
+import { parseToolArguments } from './tool-arguments.ts';
+import type { AttachmentPart, Message, Part, ProviderMetadata } from './types.ts';
 
 const P = 'anthropic';
 type Json = Record<string, unknown>;
+const VISIBLE = /\S/;
+
+/**
+ * True for a block list Anthropic would refuse as empty: nothing, or only whitespace text
+ * ("all messages must have non-empty content", "text content blocks must contain
+ * non-whitespace text"). Whitespace text beside real content is accepted (Claude writes it).
+ */
+const isBlank = (blocks: readonly AnthropicBlock[]): boolean =>
+  blocks.every((block) => block.type === 'text' && !VISIBLE.test(block.text));
+
+/** Anthropic refuses empty text blocks anywhere ("text content blocks must be non-empty"). */
+const withoutEmptyText = <T extends { readonly type: string; readonly text?: unknown }>(blocks: T[]): T[] =>
+  blocks.some((block) => block.type === 'text' && block.text === '')
+    ? blocks.filter((block) => block.type !== 'text' || block.text !== '')
+    : blocks;
 
 const extraOf = (part: { readonly providerMetadata?: ProviderMetadata }, key = 'extra') =>
   objectMarker(markersOf(part, P), key) ?? {};
@@ -53,9 +70,13 @@ function attachmentToBlock(part: AttachmentPart): AnthropicBlock {
   ) as AnthropicBlock;
 }
 
-function blocksFromParts(parts: readonly Part[], reasoning: 'auto' | 'omit'): AnthropicBlock[] {
+function blocksFromParts(
+  parts: readonly Part[],
+  reasoning: 'auto' | 'omit',
+  where: string,
+): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
-  for (const part of parts) {
+  parts.forEach((part, index) => {
     switch (part.type) {
       case 'text':
         blocks.push({ type: 'text', text: part.text, ...extraOf(part) } as AnthropicBlock);
@@ -79,7 +100,7 @@ function blocksFromParts(parts: readonly Part[], reasoning: 'auto' | 'omit'): An
         }
         break;
       case 'tool-call': {
-        const input = JSON.parse(part.arguments) as JsonValue;
+        const input = parseToolArguments(part.arguments, `${where}[${index}].arguments`, 'toAnthropic');
         const object =
           typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input };
         blocks.push({
@@ -112,7 +133,7 @@ function blocksFromParts(parts: readonly Part[], reasoning: 'auto' | 'omit'): An
             ? only.text
             : shape === 'absent' && inner.length === 0
               ? undefined
-              : inner;
+              : withoutEmptyText(inner);
         blocks.push({
           type: 'tool_result',
           tool_use_id: part.callId,
@@ -123,7 +144,7 @@ function blocksFromParts(parts: readonly Part[], reasoning: 'auto' | 'omit'): An
         break;
       }
     }
-  }
+  });
   return blocks;
 }
 
@@ -136,36 +157,50 @@ function blocksFromParts(parts: readonly Part[], reasoning: 'auto' | 'omit'): An
  *   merged (the API requires alternation), `tool_result` blocks first in a merged user turn.
  * - Reasoning: signed thinking and redacted thinking go back as they came; reasoning without a
  *   signature (from other providers) is dropped, as the API would reject it.
- * - Tool-call arguments that are not a JSON object are sent as `{ "input": <value> }`.
+ * - Tool-call arguments that are not a JSON object are sent as `{ "input": <value> }`;
+ *   arguments that are not JSON at all throw `E_INVALID_TOOL_ARGUMENTS`.
  * - Attachments Anthropic cannot read (audio, video, other files) become a text placeholder.
+ * - What Anthropic forbids but means nothing is left out (MSG-4): empty text blocks (in
+ *   turns, tool results and the system prompt), and a turn or system prompt left with only
+ *   whitespace text or nothing (an empty message, reasoning-only turns when reasoning is
+ *   dropped). Whitespace text beside other content is kept, as the API accepts it.
  *
+ * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`),
+ *   `E_INVALID_TOOL_ARGUMENTS` / `E_NESTING_TOO_DEEP` for tool arguments it cannot send.
  * @example
  * const { system, messages } = toAnthropic(history);
  * await anthropic.messages.create({ model, max_tokens: 1024, system, messages });
  */
 export function toAnthropic(messages: readonly Message[], options: ToProviderOptions = {}): AnthropicRequest {
+  assertMessages(messages, 'toAnthropic');
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAnthropic');
   const system: AnthropicTextBlock[] = [];
   let systemMessages = 0;
   let systemAsString = true;
   const turns: AnthropicMessage[] = [];
-  for (const message of messages) {
+  messages.forEach((message, index) => {
     const markers = markersOf(message, P);
     if (message.role === 'system' && markers.inline !== true) {
       systemMessages++;
       systemAsString &&= markers.content === 'string' && message.parts.length === 1;
       for (const part of message.parts) {
-        if (part.type === 'text') system.push({ type: 'text', text: part.text, ...extraOf(part) });
-        else if (part.type === 'attachment') system.push({ type: 'text', text: attachmentPlaceholder(part) });
+        if (part.type === 'text') {
+          if (part.text !== '') system.push({ type: 'text', text: part.text, ...extraOf(part) });
+        } else if (part.type === 'attachment')
+          system.push({ type: 'text', text: attachmentPlaceholder(part) });
       }
-      continue;
+      return;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
-    const blocks = restoreOpaque(
-      blocksFromParts(message.parts, reasoning),
-      opaqueItems(markers),
-      (value) => value as AnthropicBlock,
+    const blocks = withoutEmptyText(
+      restoreOpaque(
+        blocksFromParts(message.parts, reasoning, `messages[${index}].parts`),
+        opaqueItems(markers),
+        (value) => value as AnthropicBlock,
+      ),
     );
+    // An empty turn is refused ("all messages must have non-empty content") and says nothing.
+    if (isBlank(blocks)) return;
     const only = blocks[0];
     // A string where the source had one; blocks otherwise (the form every block type allows).
     const asString =
@@ -176,7 +211,7 @@ export function toAnthropic(messages: readonly Message[], options: ToProviderOpt
     const last = turns.at(-1);
     if (last?.role !== role) {
       turns.push({ role, content });
-      continue;
+      return;
     }
     const asBlocks = (value: string | AnthropicBlock[]): AnthropicBlock[] =>
       typeof value === 'string' ? (value === '' ? [] : [{ type: 'text', text: value }]) : value;
@@ -189,17 +224,16 @@ export function toAnthropic(messages: readonly Message[], options: ToProviderOpt
             ...merged.filter((b) => b.type !== 'tool_result'),
           ]
         : merged;
-  }
+  });
   const first = system[0];
-  const systemOut =
-    system.length === 0
-      ? undefined
-      : systemAsString &&
-          systemMessages === 1 &&
-          system.length === 1 &&
-          first !== undefined &&
-          Object.keys(first).length === 2
-        ? first.text
-        : system;
+  const systemOut = isBlank(system)
+    ? undefined
+    : systemAsString &&
+        systemMessages === 1 &&
+        system.length === 1 &&
+        first !== undefined &&
+        Object.keys(first).length === 2
+      ? first.text
+      : system;
   return { ...(systemOut === undefined ? {} : { system: systemOut }), messages: turns };
 }

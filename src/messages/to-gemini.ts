@@ -3,6 +3,8 @@
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { attachmentPlaceholder } from './attachment-data.ts';
+import { assertMessages } from './check-messages.ts';
+import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-schema.ts';
 import {
@@ -13,6 +15,7 @@ import {
   restoreOpaque,
   stringMarker,
 } from './provider-metadata.ts';
+import { parseToolArguments } from './tool-arguments.ts';
 import type { AttachmentPart, JsonValue, Message, Part, ToolResultPart } from './types.ts';
 
 const P = 'gemini';
@@ -41,8 +44,11 @@ function responseOf(part: ToolResultPart): JsonObject {
   const text = part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('');
   const shape = stringMarker(markersOf(part, P), 'response');
   if (shape === 'output' || shape === 'error') return { [shape]: text };
-  // Only text that opens like JSON.stringify's output can be an object (skips parsing long logs).
-  if (!text.startsWith('{')) return part.isError === true ? { error: text } : { output: text };
+  // Only text that opens like JSON.stringify's output can be an object (skips parsing long logs);
+  // JSON nested too deep stays text, as nothing downstream could serialise it (MSG-4).
+  if (!text.startsWith('{') || jsonTextDepth(text) > MAX_NESTING_DEPTH) {
+    return part.isError === true ? { error: text } : { output: text };
+  }
   try {
     const value = JSON.parse(text) as JsonValue;
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -77,7 +83,7 @@ function partToGemini(
       if (reasoning === 'omit' || (part.text === '' && signature === undefined)) return undefined;
       return { text: part.text, thought: true, ...common };
     case 'tool-call': {
-      const value = JSON.parse(part.arguments) as JsonValue;
+      const value = parseToolArguments(part.arguments, `${where}.arguments`, 'toGemini');
       const args =
         typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { input: value };
       const omitArgs = markers.noArgs === true && Object.keys(args).length === 0;
@@ -137,12 +143,15 @@ function partToGemini(
  * - Reasoning goes back as `thought` parts with their `thoughtSignature`; redacted reasoning
  *   (no text) is dropped. Attachments without data or URL become a text placeholder.
  *
- * @throws ChatfoldError `E_INVALID_MESSAGE` for a tool result whose tool name cannot be found.
+ * @throws ChatfoldError `E_INVALID_MESSAGE` for a tool result whose tool name cannot be found;
+ *   for input that is not neutral messages (see `assertMessages`); `E_INVALID_TOOL_ARGUMENTS` /
+ *   `E_NESTING_TOO_DEEP` for tool arguments that are not JSON or nest too deep.
  * @example
  * const { systemInstruction, contents } = toGemini(history);
  * await ai.models.generateContent({ model, contents, config: { systemInstruction } });
  */
 export function toGemini(messages: readonly Message[], options: ToProviderOptions = {}): GeminiRequest {
+  assertMessages(messages, 'toGemini');
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toGemini');
   const names = new Map<string, string>();
   for (const message of messages) {

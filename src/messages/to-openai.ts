@@ -2,9 +2,12 @@
  * Neutral messages → OpenAI (MSG-2). Pure; no SDK import.
  */
 import { attachmentPlaceholder } from './attachment-data.ts';
+import { assertMessages } from './check-messages.ts';
 import { reasoningOption } from './converter-options.ts';
+import { nestingError } from './json-depth.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITextPart, OpenAIToolCall } from './openai-schema.ts';
 import { type Markers, markersOf, objectMarker, stringMarker } from './provider-metadata.ts';
+import { invalidArgumentsError, parseToolArguments, toolArgumentsFault } from './tool-arguments.ts';
 import type { AttachmentPart, JsonValue, Message, TextPart, ToolCallPart } from './types.ts';
 
 const P = 'openai';
@@ -112,10 +115,18 @@ function toContent(
   );
 }
 
-function toolCallToOpenAI(part: ToolCallPart): OpenAIToolCall {
+/** The arguments text of a call, refused when it is not JSON or nests too deep (MSG-4). */
+function checkedArguments(part: ToolCallPart, at: (part: ToolCallPart) => string): string {
+  const fault = toolArgumentsFault(part);
+  if (fault === 'too-deep') throw nestingError(at(part), 'toOpenAI');
+  if (fault === 'not-json') throw invalidArgumentsError(part.arguments, at(part), 'toOpenAI');
+  return part.arguments;
+}
+
+function toolCallToOpenAI(part: ToolCallPart, at: (part: ToolCallPart) => string): OpenAIToolCall {
   const markers = markersOf(part, P);
   if (markers.type === 'custom') {
-    const input = JSON.parse(part.arguments) as JsonValue;
+    const input = parseToolArguments(part.arguments, at(part), 'toOpenAI');
     return {
       id: part.id,
       type: 'custom',
@@ -126,7 +137,7 @@ function toolCallToOpenAI(part: ToolCallPart): OpenAIToolCall {
   return {
     id: part.id,
     type: 'function',
-    function: { name: part.name, arguments: part.arguments },
+    function: { name: part.name, arguments: checkedArguments(part, at) },
     ...extraOf(markers),
   } as OpenAIToolCall;
 }
@@ -134,6 +145,7 @@ function toolCallToOpenAI(part: ToolCallPart): OpenAIToolCall {
 function assistantToOpenAI(
   message: Message,
   reasoning: 'auto' | 'omit' | 'reasoning_content',
+  where: string,
 ): OpenAIMessage {
   const markers = markersOf(message, P);
   const visible: TextPart[] = [];
@@ -154,6 +166,8 @@ function assistantToOpenAI(
     }
     // Attachments in assistant turns (generated images) have no Chat Completions request field.
   }
+  // Where a call's arguments are, for errors (MSG-4).
+  const at = (part: ToolCallPart) => `${where}.parts[${message.parts.indexOf(part)}].arguments`;
   const shape =
     stringMarker(markers, 'content') ?? (calls.length > 0 || legacy !== undefined ? 'null' : undefined);
   const content = toContent(visible, shape, true);
@@ -162,8 +176,10 @@ function assistantToOpenAI(
     ...(content === undefined ? {} : { content }),
     ...(message.name === undefined ? {} : { name: message.name }),
     ...(refusal === undefined ? {} : { refusal }),
-    ...(calls.length === 0 ? {} : { tool_calls: calls.map(toolCallToOpenAI) }),
-    ...(legacy === undefined ? {} : { function_call: { name: legacy.name, arguments: legacy.arguments } }),
+    ...(calls.length === 0 ? {} : { tool_calls: calls.map((call) => toolCallToOpenAI(call, at)) }),
+    ...(legacy === undefined
+      ? {}
+      : { function_call: { name: legacy.name, arguments: checkedArguments(legacy, at) } }),
     ...(thoughts.length === 0 ? {} : { reasoning_content: thoughts.join('\n\n') }),
     ...extraOf(markers),
   } as OpenAIMessage;
@@ -177,13 +193,19 @@ function assistantToOpenAI(
  * one-line text placeholder in system/tool content, dropped from assistant turns), and
  * reasoning (see {@link ToOpenAIOptions.reasoning}).
  *
+ * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`),
+ *   `E_INVALID_TOOL_ARGUMENTS` / `E_NESTING_TOO_DEEP` for tool arguments that are not JSON
+ *   or nest too deep (the model would read them back as its own malformed call).
+ *
  * @example
  * const completion = await openai.chat.completions.create({ model: 'gpt-4.1', messages: toOpenAI(messages) });
  */
 export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): OpenAIMessage[] {
+  assertMessages(messages, 'toOpenAI');
   const reasoning = reasoningOption(options, ['auto', 'omit', 'reasoning_content'], 'toOpenAI');
   const out: OpenAIMessage[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
     const markers = markersOf(message, P);
     const name = message.name === undefined ? {} : { name: message.name };
     if (message.role === 'tool') {
@@ -215,7 +237,7 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       continue;
     }
     if (message.role === 'assistant') {
-      out.push(assistantToOpenAI(message, reasoning));
+      out.push(assistantToOpenAI(message, reasoning, `messages[${index}]`));
       continue;
     }
     const visible = message.parts.filter(

@@ -1,3 +1,5 @@
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { jsonTextDepth, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 import type { JsonValue, ToolCallPart } from './types.ts';
 
 const parsed = new WeakMap<ToolCallPart, Readonly<Record<string, JsonValue>> | null>();
@@ -10,13 +12,80 @@ const parsed = new WeakMap<ToolCallPart, Readonly<Record<string, JsonValue>> | n
 export function toolArguments(part: ToolCallPart): Readonly<Record<string, JsonValue>> | undefined {
   let value = parsed.get(part);
   if (value === undefined) {
-    try {
-      const json = JSON.parse(part.arguments) as JsonValue;
-      value = typeof json === 'object' && json !== null && !Array.isArray(json) ? json : null;
-    } catch {
-      value = null;
+    value = null;
+    // Arguments nested too deep are not used (MSG-4); validate reports them.
+    if (jsonTextDepth(part.arguments) <= MAX_NESTING_DEPTH) {
+      try {
+        const json = JSON.parse(part.arguments) as JsonValue;
+        if (typeof json === 'object' && json !== null && !Array.isArray(json)) value = json;
+      } catch {
+        // Not JSON: no arguments object (validate reports it as invalid-tool-arguments).
+      }
     }
     parsed.set(part, value);
   }
   return value ?? undefined;
+}
+
+/** What is wrong with tool-call arguments text: not JSON, or nested too deep (MSG-4). */
+export type ToolArgumentsFault = 'not-json' | 'too-deep';
+
+/**
+ * Why `text` cannot be a tool call's arguments, or undefined when it is JSON nested at most
+ * `MAX_NESTING_DEPTH` levels. Depth is measured before parsing, so nothing deep is built.
+ */
+export function argumentsFault(text: string): ToolArgumentsFault | undefined {
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) return 'too-deep';
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    return 'not-json';
+  }
+}
+
+const faults = new WeakMap<ToolCallPart, ToolArgumentsFault | null>();
+
+/** {@link argumentsFault} of a part, computed once per part object (`validate` runs after every stage). */
+export function toolArgumentsFault(part: ToolCallPart): ToolArgumentsFault | undefined {
+  let fault = faults.get(part);
+  if (fault === undefined) {
+    fault = argumentsFault(part.arguments) ?? null;
+    faults.set(part, fault);
+  }
+  return fault ?? undefined;
+}
+
+/**
+ * Parses tool-call arguments for a converter that must send them as an object (Anthropic
+ * `input`, Gemini `args`, AI SDK `input`).
+ *
+ * @param text The arguments text.
+ * @param where Its path, e.g. `messages[3].parts[0].arguments`.
+ * @param fn The public function, for the message.
+ * @throws ChatfoldError `E_INVALID_TOOL_ARGUMENTS` (not JSON), `E_NESTING_TOO_DEEP`.
+ */
+export function parseToolArguments(text: string, where: string, fn?: string): JsonValue {
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) throw nestingError(where, fn);
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (cause) {
+    throw invalidArgumentsError(text, where, fn, cause);
+  }
+}
+
+/** `E_INVALID_TOOL_ARGUMENTS` for arguments text that is not JSON. */
+export function invalidArgumentsError(
+  text: string,
+  where: string,
+  fn?: string,
+  cause?: unknown,
+): ChatfoldError {
+  const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  return new ChatfoldError(
+    'E_INVALID_TOOL_ARGUMENTS',
+    `${fn === undefined ? '' : `${fn}: `}${where}: tool call arguments are not valid JSON (received ${JSON.stringify(preview)}); send the arguments as JSON text, e.g. JSON.stringify(args)`,
+    { where, arguments: preview, ...(fn === undefined ? {} : { function: fn }) },
+    ...(cause === undefined ? [] : [{ cause }]),
+  );
 }

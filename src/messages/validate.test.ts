@@ -141,8 +141,32 @@ describe('validate (MSG-3): rules every provider shares', () => {
       assistant([{ type: 'reasoning', text: '', signature: 'sig' }]),
       user('ok'),
     ];
-    for (const provider of PROVIDERS)
-      expect(summary(messages, provider)).toEqual(['empty-message@0', 'empty-message@1']);
+    for (const provider of PROVIDERS) {
+      // toAnthropic leaves empty messages out, so its first turn would be the assistant's.
+      const order = provider === 'anthropic' ? ['illegal-role-order@2'] : [];
+      expect(summary(messages, provider)).toEqual(['empty-message@0', 'empty-message@1', ...order]);
+    }
+  });
+
+  it('reports tool-call arguments that are not JSON or nest too deep as invalid-tool-arguments (MSG-4)', () => {
+    const bad: Part = { type: 'tool-call', id: 'b', name: 'Read', arguments: '{bad' };
+    const deep: Part = {
+      type: 'tool-call',
+      id: 'd',
+      name: 'Read',
+      arguments: `{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    };
+    const messages = [user('go'), assistant([bad, deep]), tool(['b', 'd'])];
+    for (const provider of PROVIDERS) {
+      expect(summary(messages, provider)).toEqual([
+        'invalid-tool-arguments@1:b',
+        'invalid-tool-arguments@1:d',
+      ]);
+    }
+    const [notJson, tooDeep] = validate(messages);
+    expect(notJson?.message).toMatch(/messages\[1\]\.parts\[0\]\.arguments \(call id b\) are not valid JSON/);
+    expect(tooDeep?.message).toMatch(/nest more than 256 levels deep/);
+    expect(() => assertValid(messages)).toThrow(expect.objectContaining({ code: 'E_INVALID_MESSAGES' }));
   });
 
   it('reports parts that do not suit the role', () => {
@@ -167,7 +191,7 @@ describe('validate (MSG-3): rules every provider shares', () => {
     );
     // a bad message after an orphan (which makes validate look ahead) still gets the typed error
     const later = [user('go'), tool('x'), null] as unknown as Message[];
-    expect(() => validate(later)).toThrow(/messages\[2\]: expected a message/);
+    expect(() => validate(later)).toThrow(/messages\[2\]: expected object, received null/);
   });
 });
 
@@ -212,13 +236,20 @@ describe('validate (MSG-3): provider role order', () => {
     expect(summary([user('q'), user('again'), assistant('a'), assistant('b')], provider)).toEqual([]);
   });
 
-  it('anthropic: an empty text part beside other content is invalid', () => {
+  it('anthropic: blank text parts are no problem, toAnthropic leaves them out (MSG-4)', () => {
     const messages = [user('go'), assistant([{ type: 'text', text: '' }, call('a')]), tool('a')];
-    expect(summary(messages, 'anthropic')).toEqual(['invalid-part@1']);
+    expect(summary(messages, 'anthropic')).toEqual([]);
     expect(summary(messages, 'openai')).toEqual([]);
-    // whitespace beside real content is what the API returns and accepts back
     const spaced = [user('go'), assistant([{ type: 'text', text: '\n\n' }, call('a')]), tool('a')];
     expect(summary(spaced, 'anthropic')).toEqual([]);
+  });
+
+  it('anthropic: the first non-empty turn must be a user turn, as toAnthropic drops empty ones', () => {
+    expect(summary([user(' '), assistant('hi'), user('q')], 'anthropic')).toEqual([
+      'empty-message@0',
+      'illegal-role-order@1',
+    ]);
+    expect(summary([user(' '), assistant('hi'), user('q')], 'gemini')).toEqual(['empty-message@0']);
   });
 });
 
@@ -249,6 +280,7 @@ describe('validate options and ordering', () => {
       'empty-message': true,
       'illegal-role-order': true,
       'invalid-part': true,
+      'invalid-tool-arguments': true,
     };
     expect([...VALIDATION_PROBLEM_KINDS].sort()).toEqual(Object.keys(kinds).sort());
   });

@@ -4,7 +4,9 @@
  * comes before its call from a true orphan). Compaction runs it after every pipeline stage.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { describe } from './normalize.ts';
+import { assertMessages } from './check-messages.ts';
+import { MAX_NESTING_DEPTH } from './json-depth.ts';
+import { toolArgumentsFault } from './tool-arguments.ts';
 import type { Message, Part, Provider, Role } from './types.ts';
 
 /** Kinds of structural problems `validate` reports (MSG-3). Stable strings: callers branch on them. */
@@ -15,7 +17,8 @@ export type ValidationProblemKind =
   | 'duplicate-id'
   | 'empty-message'
   | 'illegal-role-order'
-  | 'invalid-part';
+  | 'invalid-part'
+  | 'invalid-tool-arguments';
 
 /** Every {@link ValidationProblemKind}, in documentation order. */
 export const VALIDATION_PROBLEM_KINDS: readonly ValidationProblemKind[] = [
@@ -26,6 +29,7 @@ export const VALIDATION_PROBLEM_KINDS: readonly ValidationProblemKind[] = [
   'empty-message',
   'illegal-role-order',
   'invalid-part',
+  'invalid-tool-arguments',
 ];
 
 /** One problem, located by message index and id. */
@@ -94,11 +98,10 @@ function isEmpty(parts: readonly Part[]): boolean {
 function callPositions(messages: readonly Message[]): Map<string, number[]> {
   const at = new Map<string, number[]>();
   for (let index = 0; index < messages.length; index++) {
-    const message = messages[index];
-    // Later messages are not checked yet: skip malformed ones, the main pass reports them.
-    if (message?.role !== 'assistant' || !Array.isArray(message.parts)) continue;
+    const message = messages[index] as Message;
+    if (message.role !== 'assistant') continue;
     for (const part of message.parts) {
-      if (part?.type !== 'tool-call') continue;
+      if (part.type !== 'tool-call') continue;
       const list = at.get(part.id);
       if (list === undefined) at.set(part.id, [index]);
       else if (list.at(-1) !== index) list.push(index);
@@ -111,8 +114,7 @@ function callPositions(messages: readonly Message[]): Map<string, number[]> {
 function firstIndexes(messages: readonly Message[]): Map<string, number> {
   const at = new Map<string, number>();
   for (let index = messages.length - 1; index >= 0; index--) {
-    const id = messages[index]?.id;
-    if (id !== undefined) at.set(id, index);
+    at.set((messages[index] as Message).id, index);
   }
   return at;
 }
@@ -124,7 +126,9 @@ function firstIndexes(messages: readonly Message[]): Map<string, number> {
  * consecutive assistant messages is one turn; its results follow as tool messages before any
  * user or system message), every call gets exactly one result (parallel calls included),
  * message ids are unique, tool-call ids are unique within a turn, no message is empty (an
- * assistant message with only tool calls is fine), and parts suit their role.
+ * assistant message with only tool calls is fine), parts suit their role, and tool-call
+ * arguments are JSON nested at most `MAX_NESTING_DEPTH` levels (`invalid-tool-arguments`: the
+ * converters would have to refuse them).
  *
  * With `provider`:
  * - `'openai'`: tool messages directly follow the assistant message that holds the calls (no
@@ -132,27 +136,31 @@ function firstIndexes(messages: readonly Message[]): Map<string, number> {
  *   anywhere and the conversation may start with any role; call ids may repeat across turns
  *   (the API accepts it).
  * - `'anthropic'`: the system prompt only at the start (it is a separate field); the first
- *   turn is a user turn; tool-call ids unique in the whole request; no empty text part.
- *   Consecutive same-role messages merge into one turn, so they are allowed.
+ *   non-empty turn is a user turn; tool-call ids unique in the whole request. Consecutive
+ *   same-role messages merge into one turn, so they are allowed. Empty and whitespace-only
+ *   text parts are not problems: Anthropic forbids them but they mean nothing, so
+ *   `toAnthropic` leaves them out, and leaves out a turn left with nothing (an empty message
+ *   is still reported as `empty-message`).
  * - `'gemini'`: the system instruction only at the start; the first turn is a user turn
  *   (a function-call turn must follow a user or function-response turn).
  *
  * @param messages The conversation, oldest first.
  * @param options Provider rules, pending calls, kinds to ignore.
  * @returns The problems, ordered by message index; empty when the conversation is valid.
+ * @throws ChatfoldError for input that is not neutral messages at all (see `assertMessages`):
+ *   `E_INVALID_MESSAGES`, `E_INVALID_MESSAGE`, `E_UNKNOWN_ROLE`, `E_NESTING_TOO_DEEP`,
+ *   `E_MESSAGE_TOO_LARGE`.
  *
  * @example
  * const problems = validate(messages, { provider: 'anthropic', allowPendingToolCalls: true });
  * for (const p of problems) console.warn(`${p.kind} at ${p.index}: ${p.message}`);
  */
 export function validate(messages: readonly Message[], options: ValidateOptions = {}): ValidationProblem[] {
-  if (!Array.isArray(messages)) {
-    throw new ChatfoldError(
-      'E_INVALID_MESSAGES',
-      `validate: expected an array of messages, received ${describe(messages)}`,
-      {},
-    );
-  }
+  return problemsOf(messages, options, 'validate');
+}
+
+function problemsOf(messages: readonly Message[], options: ValidateOptions, fn: string): ValidationProblem[] {
+  assertMessages(messages, fn);
   const { provider, allowPendingToolCalls = false, ignore = [] } = options;
   const ignored = new Set<ValidationProblemKind>(ignore);
   const problems: ValidationProblem[] = [];
@@ -200,20 +208,8 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const allowed =
-      typeof message === 'object' && message !== null ? ALLOWED_PARTS.get(message.role) : undefined;
-    if (allowed === undefined || !Array.isArray(message.parts)) {
-      throw new ChatfoldError(
-        'E_INVALID_MESSAGE',
-        `messages[${index}]: expected a message with a role (system, user, assistant, tool) and a parts array, received ${
-          allowed === undefined
-            ? `role ${JSON.stringify((message as { role?: unknown } | null)?.role)}`
-            : 'no parts'
-        }`,
-        { index },
-      );
-    }
     const { role, parts } = message;
+    const allowed = ALLOWED_PARTS.get(role) as ReadonlySet<Part['type']>;
 
     const known = messageIds.size;
     messageIds.add(message.id);
@@ -226,26 +222,35 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
       );
     }
 
-    if (isEmpty(parts)) {
+    const empty = isEmpty(parts);
+    if (empty) {
       report(
         'empty-message',
         index,
         `messages[${index}] (${role}) has no content (no parts, or only blank text); remove it or give it content`,
       );
     }
-    for (const part of parts) {
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p] as Part;
       if (!allowed.has(part.type)) {
         report(
           'invalid-part',
           index,
           `messages[${index}] (${role}) holds a ${part.type} part; ${role} messages take ${ALLOWED_LIST[role]} parts`,
         );
-      } else if (provider === 'anthropic' && part.type === 'text' && part.text === '' && parts.length > 1) {
-        report(
-          'invalid-part',
-          index,
-          `messages[${index}] (${role}) holds an empty text part; Anthropic rejects empty text blocks ("text content blocks must be non-empty"), remove it`,
-        );
+      }
+      if (part.type === 'tool-call') {
+        const fault = toolArgumentsFault(part);
+        if (fault !== undefined) {
+          report(
+            'invalid-tool-arguments',
+            index,
+            fault === 'too-deep'
+              ? `messages[${index}].parts[${p}].arguments (call id ${part.id}) nest more than ${MAX_NESTING_DEPTH} levels deep; flatten the arguments`
+              : `messages[${index}].parts[${p}].arguments (call id ${part.id}) are not valid JSON; tool call arguments must be JSON text, e.g. JSON.stringify(args)`,
+            part.id,
+          );
+        }
       }
     }
 
@@ -342,6 +347,9 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
       }
       continue;
     }
+    // toAnthropic leaves empty messages out, so the first turn Anthropic sees is the first
+    // non-empty one.
+    if (empty && provider === 'anthropic') continue;
     if (!seenTurn && role === 'assistant' && (provider === 'anthropic' || provider === 'gemini')) {
       report(
         'illegal-role-order',
@@ -366,7 +374,7 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
  * @throws ChatfoldError `E_INVALID_MESSAGES`
  */
 export function assertValid(messages: readonly Message[], options: ValidateOptions = {}): void {
-  const problems = validate(messages, options);
+  const problems = problemsOf(messages, options, 'assertValid');
   if (problems.length === 0) return;
   const shown = problems.slice(0, 3).map((problem) => `${problem.kind}: ${problem.message}`);
   const more = problems.length > 3 ? `; and ${problems.length - 3} more in details.problems` : '';

@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { assertMessage, assertMessages } from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
 import {
@@ -12,7 +13,7 @@ import {
 import { createCountCache } from './count-cache.ts';
 import { type EncodingName, loadEncoding, type TextEncoder } from './encodings.ts';
 import { attachmentText, messageKey } from './message-key.ts';
-import { createPrefixMemo } from './prefix-memo.ts';
+import { createPrefixMemo, type ListCount } from './prefix-memo.ts';
 import type { CountAccuracy, TokenCount, TokenCounter } from './types.ts';
 
 /** Tokenizer ids chatfold understands (`ModelInfo.tokenizer`). */
@@ -175,11 +176,13 @@ export function createTokenCounter({
     return tokens + scale(content);
   };
 
-  const countMessage = (message: Message): number => {
+  const countMessage = (message: Message, fn = 'countMessage'): number => {
     // A few string lengths cost less than any cache lookup.
-    if (isCheap) return encodeMessage(message);
+    if (isCheap) return encodeMessage(assertMessage(message, undefined, fn));
     const known = byObject.get(message);
     if (known !== undefined) return known;
+    // Entry check (MSG-4) on first sight: a message counted once is known well-formed.
+    assertMessage(message, undefined, fn);
     const tokens = byContent.remember(messageKey(message, format.countsReasoning === true), () =>
       encodeMessage(message),
     );
@@ -187,7 +190,7 @@ export function createTokenCounter({
     return tokens;
   };
   // Recounting a list that extends the last one counted reads only the new messages (TOK-6).
-  const countList = createPrefixMemo(countMessage);
+  const countList = createPrefixMemo((message) => countMessage(message, 'count'));
 
   // Tool definitions are sent with every call: their count is cached by content (TOK-6), so a
   // session's prepare() or the SDK middleware does not re-tokenize the same schemas each turn.
@@ -215,9 +218,19 @@ export function createTokenCounter({
       if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
       return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
     },
-    countMessage,
+    countMessage: (message) => countMessage(message),
     count(messages, options = {}): TokenCount {
-      const { perMessage, sum } = countList(messages);
+      if (!Array.isArray(messages)) assertMessages(messages, 'count');
+      let counted: ListCount;
+      try {
+        counted = countList(messages);
+      } catch (error) {
+        // A malformed message: name it by its index (the check of the whole list throws).
+        if (ChatfoldError.isInstance(error) && error.details.function === 'count')
+          assertMessages(messages, 'count');
+        throw error;
+      }
+      const { perMessage, sum } = counted;
       const tools = countTools(options.tools ?? []);
       const total = format.perPrompt + tools + sum;
       return { total, perMessage, tools, overhead: format.perPrompt, tokenizer, accuracy };

@@ -45,6 +45,9 @@ export function createPrefixMemo(
     if (memo !== undefined && shared === memo.messages.length) {
       // The last list is a prefix: extend it in place (the memo's arrays are never handed out).
       ({ messages: refs, perMessage, sum } = memo);
+      // Until the loop below finishes, the memo's arrays are half-extended: a message that
+      // throws (a malformed one, MSG-4) must not leave them behind for the next call.
+      memo = undefined;
     } else {
       refs = messages.slice(0, shared);
       perMessage = memo === undefined ? [] : memo.perMessage.slice(0, shared);
