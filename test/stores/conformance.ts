@@ -8,13 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
 import { normalizeMessages } from '../../src/messages/normalize.ts';
 import type { JsonValue, Message, Part } from '../../src/messages/types.ts';
-import type { AppendRecord, SnapshotInput, Store } from '../../src/stores/types.ts';
+import { MAX_SESSION_ID_LENGTH } from '../../src/stores/shared/errors.ts';
+import type { AppendRecord, FullStore, SnapshotInput, Store } from '../../src/stores/types.ts';
 import { buildConversation } from '../../src/test/build-conversation.ts';
 
 export interface StoreUnderTest {
-  readonly store: Store;
+  readonly store: FullStore;
   /** Opens the same data again (a restart); persistent stores only. */
-  readonly reopen?: () => Promise<Store>;
+  readonly reopen?: () => Promise<FullStore>;
   readonly cleanup?: () => Promise<void>;
 }
 
@@ -589,7 +590,7 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       expect((await store.listSessions({ limit: 1 })).map((s) => s.id)).toEqual(['older']);
     });
 
-    it('keeps awkward session ids apart: traversal, separators, quotes, newlines, emoji, case, length', async () => {
+    it('keeps awkward session ids apart: traversal, separators, quotes, emoji, case, length', async () => {
       const { store } = await open();
       const ids = [
         '..',
@@ -598,7 +599,7 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
         '/etc/passwd',
         'a/b\\c:d*e?f<g>h|i',
         `quote"'\``,
-        'new\nline\ttab\r',
+        'no\u00a0break\u2028line\u200bzero width',
         '🧪 emoji ✓',
         'CON',
         'settings.json',
@@ -617,6 +618,61 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
         expect((await store.getSession(id))?.id).toBe(id);
       }
       expect((await store.listSessions()).map((s) => s.id).sort()).toEqual([...ids].sort());
+    });
+
+    it('refuses session ids no store keeps the same, from every method, with E_INVALID_SESSION_ID (MSG-4)', async () => {
+      const { store } = await open();
+      // Postgres cannot store NUL or lone surrogates; one rule for every store (shared/errors.ts).
+      const bad: unknown[] = [
+        '',
+        'nul\u0000inside',
+        'new\nline',
+        'tab\there',
+        'escape\u001b[31m',
+        'del\u007f',
+        'c1\u0085',
+        'lone \ud800 surrogate',
+        'x'.repeat(MAX_SESSION_ID_LENGTH + 1),
+        null,
+        undefined,
+        42,
+        ['array'],
+      ];
+      const methods = store as unknown as Record<
+        string,
+        ((...args: unknown[]) => Promise<unknown>) | undefined
+      >;
+      const calls: [string, unknown[]][] = [
+        ['append', [records([message('x')])]],
+        ['messages', []],
+        ['recordUsage', ['m', { inputTokens: 1 }]],
+        ['latestSnapshot', []],
+        ['writeSnapshot', [summary(1, 'm'), { expectedLatestId: null }]],
+        ['context', []],
+        ['ensureSession', []],
+        ['getSession', []],
+        ['search', [{ text: 'x' }]],
+        ['snapshots', []],
+      ];
+      for (const id of bad) {
+        for (const [name, args] of calls) {
+          const method = methods[name];
+          if (typeof method !== 'function') continue;
+          const outcome = await method.call(store, id, ...args).then(
+            () => 'resolved',
+            (error: unknown) => (ChatfoldError.isInstance(error) ? error.code : String(error)),
+          );
+          expect(`${name}(${JSON.stringify(id)?.slice(0, 30)}): ${outcome}`).toBe(
+            `${name}(${JSON.stringify(id)?.slice(0, 30)}): E_INVALID_SESSION_ID`,
+          );
+        }
+      }
+      // Nothing was created on the way.
+      expect(await store.listSessions()).toEqual([]);
+      // The longest id allowed works.
+      const longest = '🧪'.repeat(MAX_SESSION_ID_LENGTH / 2);
+      await store.append(longest, records([message('fits')]));
+      expect((await store.messages(longest)).length).toBe(1);
     });
 
     it('round-trips a normalised tool conversation and control characters, NUL included', async () => {
