@@ -4,6 +4,7 @@ import { importPeer } from '../errors/import-peer.ts';
 import type { MessageInput, Provider } from '../messages/types.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
 import type { Session } from '../session/types.ts';
+import { hasSessionCatalog } from '../stores/types.ts';
 import { prepareTools } from './agent-tools.ts';
 import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
@@ -149,7 +150,9 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   });
   const session: Session = await chatfold.session(options.session ?? newSessionId());
   // Lists of sessions (`/sessions`, the web app) show which agent and model a session belongs to.
-  await chatfold.store.ensureSession(session.id, { agent: options.name ?? 'agent', model: label });
+  if (hasSessionCatalog(chatfold.store)) {
+    await chatfold.store.ensureSession(session.id, { agent: options.name ?? 'agent', model: label });
+  }
   session.on((event) => {
     const translated = agentEventOf(event);
     if (translated !== undefined) forward(translated);
@@ -225,14 +228,24 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     },
     summarize(summarizeOptions: SummarizeOptions = {}) {
       return stream(summarizeOptions.signal, async (signal, emit) => {
+        // Every summarize() reports its outcome with a compaction-end, also when nothing ran
+        // (a beforeCompact cancel, nothing to compact): front ends never guess.
+        let ended = false;
+        const stop = session.on('compaction-end', () => {
+          ended = true;
+        });
+        const started = performance.now();
         try {
-          await session.compact({
+          const plan = await session.compact({
             mode: 'manual',
             signal,
             ...(summarizeOptions.instructions === undefined
               ? {}
               : { instructions: summarizeOptions.instructions }),
           });
+          if (!ended) {
+            emit({ type: 'compaction-end', mode: 'manual', report: plan, durationMs: performance.now() - started });
+          }
           emit(doneEvent(signal.aborted ? 'aborted' : 'stop'));
         } catch (error) {
           if (!signal.aborted) {
@@ -244,6 +257,8 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
             });
           }
           emit(doneEvent(signal.aborted ? 'aborted' : 'error'));
+        } finally {
+          stop();
         }
       });
     },

@@ -5,7 +5,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { jsonlStore } from '../stores/jsonl/index.ts';
 import { postgresStore } from '../stores/postgres/index.ts';
 import { sqliteStore } from '../stores/sqlite/index.ts';
-import type { Store } from '../stores/types.ts';
+import type { FullStore, Store } from '../stores/types.ts';
 
 /** Environment variable naming the store when `--store` is not given. */
 export const STORE_ENV = 'CHATFOLD_STORE';
@@ -15,7 +15,7 @@ export const DEFAULT_STORE_FILE = 'chatfold.db';
 
 /** An opened store and how to name it in messages (never with a password). */
 export interface OpenedStore {
-  readonly store: Store;
+  readonly store: FullStore;
   /** `sqlite /home/me/.local/share/chatfold/chatfold.db`, `postgres db.example:5432/app`, … */
   readonly description: string;
 }

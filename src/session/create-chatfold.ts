@@ -9,7 +9,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import { checkSessionId } from '../stores/shared/errors.ts';
-import type { Store } from '../stores/types.ts';
+import { type FullStore, hasSessionCatalog, hasSettings, type Store } from '../stores/types.ts';
 import { createCalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { ChatfoldSession, type SessionConfig } from './session.ts';
 import type { Chatfold, ChatfoldOptions, Session } from './types.ts';
@@ -26,7 +26,8 @@ const chatfoldOptionsSchema = z
       'context',
       'writeSnapshot',
       'latestSnapshot',
-      'ensureSession',
+      'recordUsage',
+      'close',
     ]).optional(),
     now: fn<() => Date>('a clock').optional(),
   })
@@ -46,25 +47,27 @@ const chatfoldOptionsSchema = z
  * await session.append({ role: 'user', parts: [{ type: 'text', text: 'Hello' }] });
  * const { messages } = await session.prepare({ provider: 'openai' });
  */
-export function createChatfold(options: ChatfoldOptions): Chatfold {
+export function createChatfold<S extends Store = FullStore>(options: ChatfoldOptions<S>): Chatfold<S> {
   if (typeof options !== 'object' || options === null) {
     throw new ChatfoldError('E_INVALID_OPTIONS', 'createChatfold: expected an options object', {});
   }
   parseOptions(chatfoldOptionsSchema, options, 'createChatfold');
   checkCompactionSettings(options as CompactionSettings, 'createChatfold');
-  const store: Store = options.store ?? memoryStore();
+  const store = (options.store ?? memoryStore()) as S;
   const model = resolveCompactionModel(options);
   const limitKey = `${LEARNED_LIMIT_KEY}${options.model ?? `window-${model.window}`}`;
   const learnedWindow: { value?: number } = {};
   let learnedLoaded: Promise<void> | undefined;
   const config: SessionConfig = {
     store,
-    options,
+    options: options as unknown as ChatfoldOptions,
     window: model.window,
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
     now: options.now ?? (() => new Date()),
     learnedWindow,
-    onLearnedWindow: (window) => store.setSetting(limitKey, window),
+    onLearnedWindow: async (window) => {
+      if (hasSettings(store)) await store.setSetting(limitKey, window);
+    },
   };
   const sessions = new Map<string, Promise<ChatfoldSession>>();
 
@@ -74,7 +77,7 @@ export function createChatfold(options: ChatfoldOptions): Chatfold {
       const sessionId = checkSessionId(id);
       let session = sessions.get(sessionId);
       if (session === undefined) {
-        learnedLoaded ??= store.getSetting(limitKey).then(
+        learnedLoaded ??= (hasSettings(store) ? store.getSetting(limitKey) : Promise.resolve(undefined)).then(
           (value) => {
             if (typeof value === 'number' && value > 0 && learnedWindow.value === undefined) {
               learnedWindow.value = value;
@@ -87,7 +90,7 @@ export function createChatfold(options: ChatfoldOptions): Chatfold {
         );
         session = (async () => {
           await learnedLoaded;
-          await store.ensureSession(sessionId);
+          if (hasSessionCatalog(store)) await store.ensureSession(sessionId);
           const opened = new ChatfoldSession(sessionId, config, createCalibratedCounter(model.counter));
           await opened.open();
           return opened;

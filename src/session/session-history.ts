@@ -1,5 +1,7 @@
 import type { Message } from '../messages/types.ts';
-import type { Snapshot, Store, StoredMessage } from '../stores/types.ts';
+import { searchableText } from '../stores/shared/message-text.ts';
+import { searchRows } from '../stores/shared/query-rows.ts';
+import { hasSearch, type Snapshot, type Store, type StoredMessage } from '../stores/types.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import type { SessionProjection } from './session-projection.ts';
 import { readSnapshotContent } from './snapshot-content.ts';
@@ -31,13 +33,16 @@ export async function historyEntries(
   projection: SessionProjection,
   query: HistoryQuery,
 ): Promise<readonly HistoryEntry[]> {
+  const text = query.text ?? '';
   const rows =
-    query.text !== undefined && query.text !== ''
-      ? await store.search(sessionId, {
-          text: query.text,
-          ...(query.limit === undefined ? {} : { limit: query.limit }),
-          ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
-        })
+    text !== ''
+      ? hasSearch(store)
+        ? await store.search(sessionId, {
+            text,
+            ...(query.limit === undefined ? {} : { limit: query.limit }),
+            ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
+          })
+        : await searchWithoutIndex(store, sessionId, { ...query, text })
       : [
           ...(await store.messages(sessionId, {
             order: 'desc',
@@ -69,5 +74,19 @@ export function compactionRecords(snapshots: readonly Snapshot[]): readonly Comp
       ...(summary === undefined ? {} : { summarySource: summary.source }),
       ...(summary?.model === undefined ? {} : { summarizerModel: summary.model }),
     };
+  });
+}
+
+/** A store without search: the same rule as the stores' own search, over every row in order. */
+async function searchWithoutIndex(
+  store: Store,
+  sessionId: string,
+  query: HistoryQuery & { readonly text: string },
+): Promise<readonly StoredMessage[]> {
+  const rows = await store.messages(sessionId);
+  return searchRows(rows, (index) => searchableText((rows[index] as StoredMessage).message).toLowerCase(), {
+    text: query.text,
+    ...(query.limit === undefined ? {} : { limit: query.limit }),
+    ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
   });
 }

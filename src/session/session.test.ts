@@ -5,7 +5,7 @@ import { fromOpenAI } from '../messages/openai.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
-import type { Snapshot, Store } from '../stores/types.ts';
+import type { FullStore, Snapshot, Store } from '../stores/types.ts';
 import { summarize } from '../strategies/summarize.ts';
 import type { Strategy } from '../strategies/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
@@ -210,7 +210,7 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     });
     let waiting = 0;
     // Both sessions read the same latest snapshot, then write at the same time.
-    const store: Store = new Proxy(inner, {
+    const store: FullStore = new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'writeSnapshot') {
           return async (...args: Parameters<Store['writeSnapshot']>) => {
@@ -251,7 +251,7 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
       createdAt: '',
     };
     let attempts = 0;
-    const store: Store = new Proxy(inner, {
+    const store: FullStore = new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'writeSnapshot') {
           return async () => {
@@ -351,7 +351,7 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     expect(() => createChatfold({} as never)).toThrow(ChatfoldError);
     expect(() => createChatfold({ window: 1000, store: {} as Store })).toThrow(/expected a store/);
     const chatfold = createChatfold({ window: WINDOW });
-    expect(() => chatfold.session('')).toThrow(expect.objectContaining({ code: 'E_INVALID_OPTIONS' }));
+    expect(() => chatfold.session('')).toThrow(expect.objectContaining({ code: 'E_INVALID_SESSION_ID' }));
     await expect(
       (await chatfold.session('ok')).append({ role: 'robot', parts: [] } as never),
     ).rejects.toMatchObject({ code: 'E_UNKNOWN_ROLE' });
@@ -389,7 +389,7 @@ describe('overflow retries that lose the snapshot race', () => {
     const inner = memoryStore();
     let rivals = 0;
     // Another instance writes its snapshot just before this session's first write.
-    const store: Store = new Proxy(inner, {
+    const store: FullStore = new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'writeSnapshot') {
           return async (...args: Parameters<Store['writeSnapshot']>) => {
@@ -470,10 +470,10 @@ describe('createChatfold after a failed store read', () => {
   it('opens the session on the next call when reading the learned limit failed once', async () => {
     const inner = memoryStore();
     let failures = 1;
-    const store: Store = new Proxy(inner, {
+    const store: FullStore = new Proxy(inner, {
       get(target, key, receiver) {
         if (key === 'getSetting') {
-          return async (...args: Parameters<Store['getSetting']>) => {
+          return async (...args: Parameters<FullStore['getSetting']>) => {
             if (failures-- > 0) throw new Error('connection reset');
             return target.getSetting(...args);
           };

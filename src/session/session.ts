@@ -6,7 +6,7 @@ import { hasDerivedId, normalizeMessages } from '../messages/normalize.ts';
 import type { JsonValue, Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import { evaluateContext } from '../policy/evaluate-context.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
-import type { Store } from '../stores/types.ts';
+import { hasSettings, hasSnapshotHistory, type Store } from '../stores/types.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
 import { CallQueue } from './call-queue.ts';
@@ -89,9 +89,10 @@ export class ChatfoldSession implements Session {
   /** Loads the latest snapshot, the messages after it and the session's state (ST-6). */
   async open(): Promise<void> {
     await this.#queue.run(async () => {
+      const store = this.#config.store;
       const [, state] = await Promise.all([
         this.#projection.load(),
-        this.#config.store.getSetting(sessionStateKey(this.id)),
+        hasSettings(store) ? store.getSetting(sessionStateKey(this.id)) : undefined,
       ]);
       this.#state = readSessionState(state);
     });
@@ -173,14 +174,14 @@ export class ChatfoldSession implements Session {
     return this.#queue.run(async () => {
       await this.#projection.sync();
       const options = this.#config.options;
-      const snapshots = await this.#config.store.snapshots(this.id, 'summary');
+      const compactions = await this.#compactionCount();
       return sessionStatus({
         sessionId: this.id,
         projection: this.#projection,
         counter: this.#counter,
         evaluation: this.#evaluate(this.#window(), options.tools),
         options,
-        compactions: snapshots.length,
+        compactions,
       });
     });
   }
@@ -190,7 +191,10 @@ export class ChatfoldSession implements Session {
   }
 
   async compactions(): Promise<readonly CompactionRecord[]> {
-    return compactionRecords(await this.#config.store.snapshots(this.id, 'summary'));
+    const store = this.#config.store;
+    if (hasSnapshotHistory(store)) return compactionRecords(await store.snapshots(this.id, 'summary'));
+    const latest = await store.latestSnapshot(this.id, 'summary');
+    return compactionRecords(latest === undefined ? [] : [latest]);
   }
 
   on(listener: (event: SessionEvent) => void): () => void;
@@ -385,9 +389,17 @@ export class ChatfoldSession implements Session {
   #saveState(state: SessionCompactionState): void {
     if (JSON.stringify(state) === JSON.stringify(this.#state)) return;
     this.#state = state;
+    const store = this.#config.store;
+    if (!hasSettings(store)) return; // documented: such a store forgets back-offs on restart
     this.#background(
       'session-state',
-      this.#config.store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
+      store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
     );
+  }
+
+  async #compactionCount(): Promise<number> {
+    const store = this.#config.store;
+    if (hasSnapshotHistory(store)) return (await store.snapshots(this.id, 'summary')).length;
+    return this.#projection.snapshot === undefined ? 0 : 1;
   }
 }

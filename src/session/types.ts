@@ -7,15 +7,19 @@ import type {
 } from '../compaction/types.ts';
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import type { ContextStatus } from '../policy/status.ts';
-import type { Store, StoredMessage } from '../stores/types.ts';
+import type { FullStore, Store, StoredMessage } from '../stores/types.ts';
 
 /**
  * Options of {@link createChatfold}: the compaction settings every session shares (the same
  * names as `compact()`), plus where sessions live. Checked when given (`E_INVALID_OPTIONS`).
  */
-export interface ChatfoldOptions extends Omit<CompactionSettings, 'onEvent'> {
-  /** Where sessions live. Default: a new in-memory store (nothing survives the process). */
-  readonly store?: Store;
+export interface ChatfoldOptions<S extends Store = FullStore> extends Omit<CompactionSettings, 'onEvent'> {
+  /**
+   * Where sessions live. Default: a new in-memory store (nothing survives the process). A store
+   * without settings does not remember learned windows or back-offs across restarts; one without
+   * search filters history in memory.
+   */
+  readonly store?: S;
   /** Clock for timestamps and back-offs (tests). Default `() => new Date()`. */
   readonly now?: () => Date;
   /** Every session's events, with the session id (the same events as `session.on`). */
@@ -178,8 +182,8 @@ export interface Session {
 }
 
 /** The entry point: shared configuration and a store. */
-export interface Chatfold {
-  readonly store: Store;
+export interface Chatfold<S extends Store = FullStore> {
+  readonly store: S;
   /** Opens (or creates) a session; resuming loads its latest summary (ST-6). */
   session(id: string): Promise<Session>;
   close(): Promise<void>;

@@ -129,18 +129,16 @@ export interface SessionContext {
 }
 
 /**
- * Where sessions live (ST-1). Every implementation passes the one conformance suite in
- * `test/stores/conformance.ts`. All methods are safe to call concurrently, also from other
- * processes sharing the same file or database (ST-5).
+ * Where sessions live (ST-1): the core a session needs. Every implementation passes the
+ * conformance suite in `test/stores/conformance.ts`. All methods are safe to call
+ * concurrently, also from other processes sharing the same file or database (ST-5).
+ * Optional capabilities ({@link SessionCatalog}, {@link MessageSearch}, {@link SettingsStore},
+ * {@link SnapshotHistory}) are separate interfaces: callers feature-test them with
+ * {@link hasSessionCatalog} and friends. Every built-in store has all of them ({@link FullStore}).
  */
 export interface Store {
   /** A short name for messages and reports: `memory`, `jsonl`, `sqlite`, `postgres`. */
   readonly kind: string;
-  /** Creates the session if it does not exist; merges `metadata` into an existing one. */
-  ensureSession(sessionId: string, metadata?: Readonly<Record<string, JsonValue>>): Promise<SessionInfo>;
-  getSession(sessionId: string): Promise<SessionInfo | undefined>;
-  /** Sessions, most recently updated (appended to, or metadata changed) first. */
-  listSessions(options?: { readonly limit?: number }): Promise<readonly SessionInfo[]>;
   /**
    * Appends in order and atomically (all or none), assigning consecutive `seq`s; creates the
    * session when missing. A record whose `message.id` is already stored in this session is
@@ -148,6 +146,7 @@ export interface Store {
    * same id with different content is `E_STORE_CONFLICT`.
    */
   append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]>;
+  /** Stored messages by `seq` range (ST-3: the full history, nothing is ever deleted). */
   messages(sessionId: string, query?: MessageQuery): Promise<readonly StoredMessage[]>;
   /** Fills in provider-reported usage of a stored message (the only column ever updated). */
   recordUsage(
@@ -156,7 +155,6 @@ export interface Store {
     usage: { readonly inputTokens?: number; readonly outputTokens?: number },
   ): Promise<void>;
   latestSnapshot(sessionId: string, kind?: SnapshotKind): Promise<Snapshot | undefined>;
-  snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]>;
   /** Writes one snapshot in one transaction (ST-4), compare-and-set (ST-5). */
   writeSnapshot(
     sessionId: string,
@@ -165,9 +163,57 @@ export interface Store {
   ): Promise<WriteSnapshotResult>;
   /** Latest summary + head + messages after its cutoff, in one consistent read. */
   context(sessionId: string, options?: { readonly headCount?: number }): Promise<SessionContext>;
-  search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]>;
-  getSetting(key: string): Promise<JsonValue | undefined>;
-  setSetting(key: string, value: JsonValue): Promise<void>;
   /** Releases files and connections. Idempotent. */
   close(): Promise<void>;
+}
+
+/** Capability: sessions as rows with metadata, listed most recent first (ST-2 `sessions`). */
+export interface SessionCatalog {
+  /** Creates the session if it does not exist; merges `metadata` into an existing one. */
+  ensureSession(sessionId: string, metadata?: Readonly<Record<string, JsonValue>>): Promise<SessionInfo>;
+  getSession(sessionId: string): Promise<SessionInfo | undefined>;
+  /** Sessions, most recently updated (appended to, or metadata changed) first. */
+  listSessions(options?: { readonly limit?: number }): Promise<readonly SessionInfo[]>;
+}
+
+/** Capability: full-history search (ST-3, seed 001 FR-6.3). */
+export interface MessageSearch {
+  search(sessionId: string, query: SearchQuery): Promise<readonly StoredMessage[]>;
+}
+
+/** Capability: store-wide settings (seed 001 FR-3.1.2; learned windows, session state). */
+export interface SettingsStore {
+  getSetting(key: string): Promise<JsonValue | undefined>;
+  setSetting(key: string, value: JsonValue): Promise<void>;
+}
+
+/** Capability: every snapshot of a session, oldest first (`/compactions`, WEB-6). */
+export interface SnapshotHistory {
+  snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]>;
+}
+
+/** A store with every capability: what `memoryStore`, `jsonlStore`, `sqliteStore` and `postgresStore` return. */
+export type FullStore = Store & SessionCatalog & MessageSearch & SettingsStore & SnapshotHistory;
+
+const hasMethods = (store: Store, names: readonly string[]): boolean =>
+  names.every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function');
+
+/** Whether the store keeps session rows (`ensureSession`, `getSession`, `listSessions`). */
+export function hasSessionCatalog(store: Store): store is Store & SessionCatalog {
+  return hasMethods(store, ['ensureSession', 'getSession', 'listSessions']);
+}
+
+/** Whether the store can search a session's history. */
+export function hasSearch(store: Store): store is Store & MessageSearch {
+  return hasMethods(store, ['search']);
+}
+
+/** Whether the store keeps settings. */
+export function hasSettings(store: Store): store is Store & SettingsStore {
+  return hasMethods(store, ['getSetting', 'setSetting']);
+}
+
+/** Whether the store lists every snapshot of a session. */
+export function hasSnapshotHistory(store: Store): store is Store & SnapshotHistory {
+  return hasMethods(store, ['snapshots']);
 }

@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { Snapshot, Store, StoredMessage, WriteSnapshotResult } from '../../src/stores/types.ts';
+import type { FullStore, Snapshot, StoredMessage, WriteSnapshotResult } from '../../src/stores/types.ts';
 import type { StoreJob } from './store-child.ts';
 import { openStore, type StoreSpec } from './store-spec.ts';
 
@@ -243,7 +243,7 @@ export async function runCompactionRace(
  * @returns The rows and snapshots before the reader's append, and how long that append took.
  */
 export async function checkAfterCrash(
-  reader: Store,
+  reader: FullStore,
   sessionId: string,
   acked: ReadonlyMap<string, number>,
   ackedSnapshots: ReadonlySet<string>,
@@ -289,11 +289,32 @@ export async function checkAfterCrash(
   return { rows, snapshots, recoveryMs };
 }
 
+/**
+ * Waits until a child printed a line that satisfies `isWanted`. No deadline of its own: how
+ * long a loaded machine takes is not what the tests check (the test's timeout bounds it).
+ *
+ * @throws when the child exits first, with its stderr.
+ */
+export async function waitForLine(child: Child, isWanted: (line: string) => boolean): Promise<void> {
+  let exited = false;
+  void child.exited.then(() => {
+    exited = true;
+  });
+  while (!child.lines.some(isWanted)) {
+    if (exited) throw new Error(`the writer exited before printing the awaited line: ${child.lines.join(' | ')}`);
+    await sleep(2);
+  }
+}
+
 export interface CrashLoopOptions {
   /** The store the test reads with (one long-lived reader, then a fresh one). */
   readonly spec: StoreSpec;
   readonly sessionId: string;
-  /** Pairs of writers, each killed 5 to 5 + `killWithinMs` ms after its start. */
+  /**
+   * Pairs of writers: `2 × iterations` SIGKILLs, whatever the machine's speed. Each writer is
+   * killed 0 to `killWithinMs` ms after its first acknowledged batch (every fifth pair's first
+   * writer after its first acknowledged snapshot), so every kill lands in a writer that works.
+   */
   readonly iterations: number;
   readonly killWithinMs: number;
   /** The store writer `k` (0 or 1) of a pair opens; its batches are `<prefix>-<batch>`. */
@@ -305,17 +326,22 @@ export interface CrashLoopOptions {
 }
 
 export interface CrashLoopStats {
+  readonly kills: number;
   readonly acknowledgedBatches: number;
   readonly acknowledgedSnapshots: number;
   readonly rows: number;
-  readonly slowestRecoveryMs: number;
+  /** How long the reader's first append after each kill took (a figure for bench/, not a check). */
+  readonly recoveryMs: readonly number[];
+  /** Writers' time from `go` to their kill, summed. */
+  readonly writingMs: number;
   readonly ms: number;
 }
 
 /**
- * Runs pairs of `loop` writers and kills them with SIGKILL at random moments, checking after
- * every pair with {@link checkAfterCrash}; at the end a freshly opened store agrees with the
- * long-lived reader, and the slowest recovery stayed under a second.
+ * Runs pairs of `loop` writers and kills them with SIGKILL at random moments of their work,
+ * checking after every pair with {@link checkAfterCrash}; at the end a freshly opened store
+ * agrees with the long-lived reader. Asserts correctness only: how fast the writers write and
+ * the reader recovers is measured by `bench/store-crash-recovery.ts`.
  *
  * @param options - See {@link CrashLoopOptions}.
  * @returns What happened, for the test's log line.
@@ -324,7 +350,8 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   const { spec, sessionId, iterations } = options;
   const acked = new Map<string, number>();
   const ackedSnapshots = new Set<string>();
-  let slowestRecoveryMs = 0;
+  const recoveries: number[] = [];
+  let writingMs = 0;
   const reader = openStore(spec);
   await reader.messages(sessionId); // opened (and migrated) before the first recovery is timed
   const started = Date.now();
@@ -346,10 +373,20 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
       await Promise.all(children.map((child) => child.ready));
       // The next pair starts up while this one runs and is checked.
       if (iteration + 1 < iterations) next = startPair(iteration + 1);
+      const goAt = Date.now();
       for (const child of children) child.go();
+      // Both have done work before either is killed (a writer killed while holding the lock
+      // would make the other wait for it to be judged abandoned).
+      await Promise.all(
+        children.map((child, k) => {
+          const word = k === 0 && iteration % 5 === 0 ? 'snap ' : 'ack ';
+          return waitForLine(child, (line) => line.startsWith(word));
+        }),
+      );
       for (const child of children) {
-        await sleep(5 + Math.random() * options.killWithinMs);
+        await sleep(Math.random() * options.killWithinMs);
         child.process.kill('SIGKILL');
+        writingMs += Date.now() - goAt;
       }
       // Each writer ran until the kill: none stopped on an error of its own.
       for (const exit of await Promise.all(children.map((child) => child.exited))) {
@@ -368,7 +405,7 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         ackedSnapshots,
         iteration,
       );
-      slowestRecoveryMs = Math.max(slowestRecoveryMs, recoveryMs);
+      recoveries.push(recoveryMs);
       options.afterRecovery?.(snapshots);
     }
   } finally {
@@ -392,14 +429,16 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
   expect(await fresh.snapshots(sessionId)).toEqual(await reader.snapshots(sessionId));
   expect((await fresh.context(sessionId)).messageCount).toBe(all.length);
   await Promise.all([reader.close(), fresh.close()]);
-  expect(acked.size).toBeGreaterThan(iterations);
+  // Every writer was killed after it acknowledged work, so the checks above covered some.
+  expect(acked.size).toBeGreaterThanOrEqual(2 * iterations);
   expect(ackedSnapshots.size).toBeGreaterThan(0);
-  expect(slowestRecoveryMs).toBeLessThan(1000);
   return {
+    kills: 2 * iterations,
     acknowledgedBatches: acked.size,
     acknowledgedSnapshots: ackedSnapshots.size,
     rows: all.length,
-    slowestRecoveryMs,
+    recoveryMs: recoveries,
+    writingMs,
     ms: Date.now() - started,
   };
 }

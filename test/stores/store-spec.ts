@@ -5,7 +5,7 @@
 import { jsonlStore } from '../../src/stores/jsonl/jsonl-store.ts';
 import { postgresStore } from '../../src/stores/postgres/postgres-store.ts';
 import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.ts';
-import type { Store } from '../../src/stores/types.ts';
+import type { FullStore } from '../../src/stores/types.ts';
 
 export type StoreSpec =
   | { readonly kind: 'jsonl'; readonly dir: string; readonly fsync: 'always' | 'never' }
@@ -19,7 +19,7 @@ export type StoreSpec =
  * @param poolMax - Postgres pool size (children use 1, the test's own stores 2).
  * @returns The store; SQL stores connect and migrate on first use.
  */
-export function openStore(spec: StoreSpec, poolMax = 2): Store {
+export function openStore(spec: StoreSpec, poolMax = 2): FullStore {
   switch (spec.kind) {
     case 'jsonl':
       return jsonlStore(spec.dir, { fsync: spec.fsync });

@@ -5,6 +5,7 @@ import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
 import type {
   AppendRecord,
+  FullStore,
   MessageQuery,
   SearchQuery,
   SessionContext,
@@ -254,6 +255,6 @@ export class MemoryStore implements Store {
  * @example
  * const chatfold = createChatfold({ model: 'gpt-4o', store: memoryStore() });
  */
-export function memoryStore(options: { readonly now?: () => Date } = {}): Store {
+export function memoryStore(options: { readonly now?: () => Date } = {}): FullStore {
   return new MemoryStore(options);
 }

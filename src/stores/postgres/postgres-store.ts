@@ -1,6 +1,6 @@
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { SqlStore } from '../sql/sql-store.ts';
-import type { Store } from '../types.ts';
+import type { FullStore, Store } from '../types.ts';
 import { PgDriver, type PgPoolLike } from './pg-driver.ts';
 import { type PGliteLike, PgliteDriver } from './pglite-driver.ts';
 import { postgresDialect } from './postgres-dialect.ts';
@@ -67,6 +67,6 @@ export class PostgresStore extends SqlStore {
  * const store = postgresStore({ connectionString: process.env.DATABASE_URL! });
  * // no server: const store = postgresStore({ pglite: new PGlite('./chat-data') });
  */
-export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): Store {
+export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): FullStore {
   return new PostgresStore(connection, options);
 }

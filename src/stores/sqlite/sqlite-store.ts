@@ -1,5 +1,5 @@
 import { SqlStore } from '../sql/sql-store.ts';
-import type { Store } from '../types.ts';
+import type { FullStore, Store } from '../types.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
 
 /** Options of {@link sqliteStore}. */
@@ -47,6 +47,6 @@ export class SqliteStore extends SqlStore {
  * import { sqliteStore } from 'chatfold/sqlite';
  * const chatfold = createChatfold({ model: 'gpt-4o', store: sqliteStore('chat.db') });
  */
-export function sqliteStore(options: string | SqliteStoreOptions): Store {
+export function sqliteStore(options: string | SqliteStoreOptions): FullStore {
   return new SqliteStore(typeof options === 'string' ? { path: options } : options);
 }
