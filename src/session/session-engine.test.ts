@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { memoryStore } from '../stores/memory/index.ts';
+import {
+  hasSearch,
+  hasSessionCatalog,
+  hasSettings,
+  hasSnapshotHistory,
+  type Store,
+} from '../stores/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
@@ -182,5 +189,38 @@ describe('history marks (WEB-6, CLI /history)', () => {
         breakdown.free,
     ).toBe(status.window);
     expect(breakdown.summary).toBeGreaterThan(0);
+  });
+});
+
+describe('a store with only the core interface (ST-1 capabilities)', () => {
+  it('runs sessions: compaction, resume, status and history search without catalog, search or settings', async () => {
+    const inner = memoryStore();
+    const core: Store = {
+      kind: 'core-only',
+      append: (...args) => inner.append(...args),
+      messages: (...args) => inner.messages(...args),
+      recordUsage: (...args) => inner.recordUsage(...args),
+      latestSnapshot: (...args) => inner.latestSnapshot(...args),
+      writeSnapshot: (...args) => inner.writeSnapshot(...args),
+      context: (...args) => inner.context(...args),
+      close: () => inner.close(),
+    };
+    expect([hasSearch(core), hasSettings(core), hasSessionCatalog(core), hasSnapshotHistory(core)]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const chatfold = createChatfold({ window: 40_000, store: core });
+    const session = await chatfold.session('core');
+    await session.append(agentRun(30));
+    await session.compact();
+    const found = await session.history({ text: 'src/file3.ts' });
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((entry) => JSON.stringify(entry.message).includes('src/file3.ts'))).toBe(true);
+    expect((await session.status()).compactions).toBe(1);
+    expect(await session.compactions()).toHaveLength(1);
+    const resumed = await createChatfold({ window: 40_000, store: core }).session('core');
+    expect((await resumed.prepare()).messages).toEqual((await session.prepare()).messages);
   });
 });
