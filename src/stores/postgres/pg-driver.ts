@@ -65,6 +65,21 @@ export class PgDriver implements SqlDriver {
     }
   }
 
+  async read<R extends SqlRow>(sql: string, params: readonly SqlValue[]): Promise<R[]> {
+    const client = await (await this.#connect()).connect();
+    let broken: Error | undefined;
+    try {
+      return (await client.query(sql, params as unknown[])).rows as R[];
+    } catch (error) {
+      // A failed statement outside a transaction leaves the connection usable, unless it is gone.
+      if ((error as { code?: unknown }).code === undefined)
+        broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async close(): Promise<void> {
     const owned = this.#owned;
     this.#owned = undefined;

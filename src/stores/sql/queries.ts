@@ -74,6 +74,11 @@ export function buildQueries(d: SqlDialect) {
     latestSnapshot: q(
       `SELECT ${snapshotColumns} FROM ${snapshots} WHERE session_id = ? AND kind = ? ORDER BY id DESC LIMIT 1`,
     ),
+    /** An index-only probe: a session checks every turn whether another writer compacted. */
+    latestSnapshotId: q(
+      `SELECT id FROM ${snapshots} WHERE session_id = ? AND kind = ? ORDER BY id DESC LIMIT 1`,
+    ),
+    snapshotById: q(`SELECT ${snapshotColumns} FROM ${snapshots} WHERE id = ?`),
     snapshots: q(`SELECT ${snapshotColumns} FROM ${snapshots} WHERE session_id = ? ORDER BY id`),
     snapshotsOfKind: q(
       `SELECT ${snapshotColumns} FROM ${snapshots} WHERE session_id = ? AND kind = ? ORDER BY id`,

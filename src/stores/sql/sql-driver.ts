@@ -24,6 +24,12 @@ export interface SqlDriver {
    * snapshot.
    */
   transaction<T>(mode: 'read' | 'write', work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs one read-only statement on its own, without BEGIN and COMMIT: a single statement is
+   * atomic and sees one snapshot. Optional; a server driver offers it because it saves two
+   * round trips on every read a session makes per turn.
+   */
+  read?<R extends SqlRow = SqlRow>(sql: string, params: readonly SqlValue[]): Promise<R[]>;
   /** Releases what the driver opened itself. Idempotent. */
   close(): Promise<void>;
 }

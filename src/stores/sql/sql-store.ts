@@ -18,6 +18,7 @@ import type {
   WriteSnapshotOptions,
   WriteSnapshotResult,
 } from '../types.ts';
+import { LatestSnapshots } from './latest-snapshots.ts';
 import { migrate } from './migrate.ts';
 import { buildQueries, MESSAGE_INSERT_COLUMNS, type SqlQueries } from './queries.ts';
 import {
@@ -29,7 +30,7 @@ import {
   toSnapshot,
   toStoredMessage,
 } from './rows.ts';
-import type { SqlDriver, SqlExecutor, SqlValue } from './sql-driver.ts';
+import type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './sql-driver.ts';
 
 /** The largest `seq` a query bound may carry (a 32-bit INTEGER column). */
 const MAX_SEQ = 2_147_483_647;
@@ -59,11 +60,13 @@ export class SqlStore implements Store {
   readonly #now: () => Date;
   readonly #opened: Promise<void>;
   #closed: Promise<void> | undefined;
+  readonly #latest: LatestSnapshots;
 
   constructor(kind: string, driver: SqlDriver, options: SqlStoreOptions = {}) {
     this.kind = kind;
     this.#driver = driver;
     this.#sql = buildQueries(driver.dialect);
+    this.#latest = new LatestSnapshots(this.#sql, driver.dialect);
     this.#now = options.now ?? (() => new Date());
     this.#opened = migrate(driver).then(
       () => undefined,
@@ -97,18 +100,17 @@ export class SqlStore implements Store {
 
   async getSession(sessionId: string): Promise<SessionInfo | undefined> {
     checkSessionId(sessionId);
-    const rows = await this.#transaction('read', 'getSession', (sql) =>
-      sql.query<SessionRow>(this.#sql.getSession, [sessionId]),
-    );
+    const rows = await this.#read<SessionRow>('getSession', this.#sql.getSession, [sessionId]);
     return rows[0] === undefined ? undefined : toSessionInfo(rows[0], this.#driver.dialect);
   }
 
   async listSessions(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
-    const rows = await this.#transaction('read', 'listSessions', (sql) =>
+    const rows =
       options.limit === undefined
-        ? sql.query<SessionRow>(this.#sql.listSessions, [])
-        : sql.query<SessionRow>(this.#sql.listSessionsLimited, [Math.max(0, Math.floor(options.limit))]),
-    );
+        ? await this.#read<SessionRow>('listSessions', this.#sql.listSessions, [])
+        : await this.#read<SessionRow>('listSessions', this.#sql.listSessionsLimited, [
+            Math.max(0, Math.floor(options.limit)),
+          ]);
     return rows.map((row) => toSessionInfo(row, this.#driver.dialect));
   }
 
@@ -197,7 +199,7 @@ export class SqlStore implements Store {
 
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
     checkSessionId(sessionId);
-    const rows = await this.#transaction('read', 'messages', (sql) => this.#range(sql, sessionId, query));
+    const rows = await this.#range(this.#reader('messages'), sessionId, query);
     return rows.map((row) => toStoredMessage(sessionId, row, this.#driver.dialect));
   }
 
@@ -220,19 +222,16 @@ export class SqlStore implements Store {
 
   async latestSnapshot(sessionId: string, kind: SnapshotKind = 'summary'): Promise<Snapshot | undefined> {
     checkSessionId(sessionId);
-    const rows = await this.#transaction('read', 'latestSnapshot', (sql) =>
-      sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, kind]),
-    );
-    return rows[0] === undefined ? undefined : toSnapshot(rows[0], this.#driver.dialect);
+    // Two single statements (id, then the row if not already parsed): a snapshot never changes.
+    return this.#latest.latest(this.#reader('latestSnapshot'), sessionId, kind);
   }
 
   async snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]> {
     checkSessionId(sessionId);
-    const rows = await this.#transaction('read', 'snapshots', (sql) =>
+    const rows =
       kind === undefined
-        ? sql.query<SnapshotRow>(this.#sql.snapshots, [sessionId])
-        : sql.query<SnapshotRow>(this.#sql.snapshotsOfKind, [sessionId, kind]),
-    );
+        ? await this.#read<SnapshotRow>('snapshots', this.#sql.snapshots, [sessionId])
+        : await this.#read<SnapshotRow>('snapshots', this.#sql.snapshotsOfKind, [sessionId, kind]);
     return rows.map((row) => toSnapshot(row, this.#driver.dialect));
   }
 
@@ -247,8 +246,7 @@ export class SqlStore implements Store {
     return this.#transaction('write', 'writeSnapshot', async (sql) => {
       const createdAt = this.#now().toISOString();
       await this.#lockSession(sql, sessionId, createdAt, false);
-      const [row] = await sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, input.kind]);
-      const latest = row === undefined ? undefined : toSnapshot(row, this.#driver.dialect);
+      const latest = await this.#latest.latest(sql, sessionId, input.kind);
       if ((latest?.id ?? null) !== options.expectedLatestId) return { written: false, latest };
       const [inserted] = await sql.query<{ id: number | string }>(this.#sql.insertSnapshot, [
         sessionId,
@@ -259,7 +257,7 @@ export class SqlStore implements Store {
         input.tokenCount,
         createdAt,
       ]);
-      const snapshot: Snapshot = {
+      const snapshot = this.#latest.keep({
         id: String(inserted?.id),
         sessionId,
         kind: input.kind,
@@ -268,7 +266,7 @@ export class SqlStore implements Store {
         cutoffSeq: input.cutoffSeq,
         tokenCount: input.tokenCount,
         createdAt,
-      };
+      });
       return { written: true, snapshot };
     });
   }
@@ -278,8 +276,7 @@ export class SqlStore implements Store {
     const d = this.#driver.dialect;
     // One read transaction: the snapshot and the rows after its cutoff are one consistent state (ST-6).
     return this.#transaction('read', 'context', async (sql) => {
-      const [snapshotRow] = await sql.query<SnapshotRow>(this.#sql.latestSnapshot, [sessionId, 'summary']);
-      const snapshot = snapshotRow === undefined ? undefined : toSnapshot(snapshotRow, d);
+      const snapshot = await this.#latest.latest(sql, sessionId, 'summary');
       const cutoff = clampSeq(snapshot?.cutoffSeq ?? 0);
       const headCount = snapshot === undefined ? 0 : Math.min(Math.floor(options.headCount ?? 0), cutoff);
       const head =
@@ -306,21 +303,17 @@ export class SqlStore implements Store {
     const limit = Math.max(0, Math.floor(query.limit ?? DEFAULT_SEARCH_LIMIT));
     if (limit === 0) return [];
     const d = this.#driver.dialect;
-    const rows = await this.#transaction('read', 'search', (sql) =>
-      sql.query<MessageRow>(this.#sql.search, [
-        sessionId,
-        clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ)),
-        d.storableText(query.text.toLowerCase()),
-        limit,
-      ]),
-    );
+    const rows = await this.#read<MessageRow>('search', this.#sql.search, [
+      sessionId,
+      clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ)),
+      d.storableText(query.text.toLowerCase()),
+      limit,
+    ]);
     return rows.map((row) => toStoredMessage(sessionId, row, d));
   }
 
   async getSetting(key: string): Promise<JsonValue | undefined> {
-    const rows = await this.#transaction('read', 'getSetting', (sql) =>
-      sql.query<{ value: string }>(this.#sql.getSetting, [key]),
-    );
+    const rows = await this.#read<{ value: string }>('getSetting', this.#sql.getSetting, [key]);
     return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as JsonValue);
   }
 
@@ -370,14 +363,40 @@ export class SqlStore implements Store {
     ]);
   }
 
+  /** Runs each statement as `#read` does, for code written against an executor. */
+  #reader(operation: string): SqlExecutor {
+    return { query: (sql, params) => this.#read(operation, sql, params) };
+  }
+
+  /** One read-only statement: on its own where the driver can, else in a read transaction. */
+  async #read<R extends SqlRow>(operation: string, sql: string, params: readonly SqlValue[]): Promise<R[]> {
+    const read = this.#driver.read;
+    if (read === undefined) return this.#transaction('read', operation, (tx) => tx.query<R>(sql, params));
+    this.#checkOpen(operation);
+    await this.#opened;
+    try {
+      return await read.call<SqlDriver, [string, readonly SqlValue[]], Promise<R[]>>(
+        this.#driver,
+        sql,
+        params,
+      );
+    } catch (error) {
+      throw this.#wrap(error, operation);
+    }
+  }
+
+  #checkOpen(operation: string): void {
+    if (this.#closed !== undefined) {
+      throw new ChatfoldError('E_STORE', `${this.kind} store: ${operation} after close()`, { operation });
+    }
+  }
+
   async #transaction<T>(
     mode: 'read' | 'write',
     operation: string,
     work: (sql: SqlExecutor) => Promise<T>,
   ): Promise<T> {
-    if (this.#closed !== undefined) {
-      throw new ChatfoldError('E_STORE', `${this.kind} store: ${operation} after close()`, { operation });
-    }
+    this.#checkOpen(operation);
     await this.#opened;
     try {
       return await this.#driver.transaction(mode, work);
