@@ -2,13 +2,12 @@ import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { assertValid } from '../messages/validate.ts';
 import { type ContextEvaluation, evaluateContext } from '../policy/evaluate-context.ts';
-import type { Triggers } from '../policy/triggers.ts';
 import { runPipeline } from '../strategies/pipeline.ts';
 import { protectedIds } from '../strategies/protect.ts';
 import { createStrategyRegistry, type StrategyOptions } from '../strategies/registry.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
 import { groupUnits } from '../strategies/tool-groups.ts';
-import type { TokenCounter } from '../tokens/types.ts';
+import { measureContext } from './measure-context.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
 import { resolveCompactionModel } from './resolve-model.ts';
 import type {
@@ -18,9 +17,6 @@ import type {
   CompactionPlan,
   CompactionReport,
 } from './types.ts';
-
-/** A counted estimate this close to a trigger (or over the budget) is re-counted exactly. */
-const EXACT_COUNT_BAND = 0.85;
 
 /**
  * Plans a compaction (RT-1): decides whether one is due, runs the pipeline and returns what
@@ -74,15 +70,16 @@ export async function runPlanner(
       },
       options,
     );
-  let tokensBefore = counter.count(messages).total;
-  let evaluation = measure(tokensBefore);
-  if (counter.countExact !== undefined && isNearThreshold(tokensBefore, evaluation, options)) {
-    const exact = await exactCount(counter, messages, options, onFallback);
-    if (exact !== undefined) {
-      tokensBefore = exact;
-      evaluation = measure(exact);
-    }
-  }
+  const { tokens: tokensBefore, evaluation } = await measureContext({
+    counter,
+    messages,
+    evaluate: measure,
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.triggers === undefined ? {} : { triggers: options.triggers }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    exactWhenNear: options.mode === undefined || options.mode === 'auto',
+    onFallback,
+  });
   const { budget, decision } = evaluation;
   // A manual compaction below the target still compacts (FR-5.4.2: allowed, with a warning).
   const target =
@@ -256,39 +253,4 @@ function firstKept(messages: readonly Message[], dropped: ReadonlySet<string>): 
   });
   const kept = messages.slice(last + 1).find((message) => !dropped.has(message.id));
   return kept === undefined ? {} : { firstKeptId: kept.id };
-}
-
-function isNearThreshold(tokens: number, evaluation: ContextEvaluation, options: CompactOptions): boolean {
-  if (options.mode !== undefined && options.mode !== 'auto') return false;
-  const budget = evaluation.budget.messages;
-  if (tokens > budget * EXACT_COUNT_BAND) return true;
-  const triggers: Triggers = options.triggers ?? DEFAULTS.triggers;
-  return triggers.some(
-    (group) =>
-      (group.fraction !== undefined && tokens >= group.fraction * budget * EXACT_COUNT_BAND) ||
-      (group.tokens !== undefined && tokens >= group.tokens * EXACT_COUNT_BAND),
-  );
-}
-
-async function exactCount(
-  counter: TokenCounter,
-  messages: readonly Message[],
-  options: CompactOptions,
-  onFallback: (fallback: CompactionFallback) => void,
-): Promise<number | undefined> {
-  try {
-    const count = await counter.countExact?.(messages, {
-      ...(options.tools === undefined ? {} : { tools: options.tools }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    return count === undefined ? undefined : count.total - count.tools;
-  } catch (error) {
-    options.signal?.throwIfAborted();
-    onFallback({
-      source: 'counter',
-      fallback: 'estimate',
-      reason: `exact count failed, using the ${counter.accuracy} estimate: ${error instanceof Error ? error.message : String(error)}`,
-    });
-    return undefined;
-  }
 }

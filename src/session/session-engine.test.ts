@@ -10,6 +10,7 @@ import {
   type Store,
 } from '../stores/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -222,5 +223,43 @@ describe('a store with only the core interface (ST-1 capabilities)', () => {
     expect(await session.compactions()).toHaveLength(1);
     const resumed = await createChatfold({ window: 40_000, store: core }).session('core');
     expect((await resumed.prepare()).messages).toEqual((await session.prepare()).messages);
+  });
+});
+
+describe('a counter with an exact endpoint (TOK-4)', () => {
+  it('is asked near the trigger, and its count decides', async () => {
+    const local = createMockTokenCounter();
+    const calls: number[] = [];
+    // The provider counts 40 % more than the local estimate (a calibrated estimate drifting low).
+    const counter = {
+      ...local,
+      countText: (text: string) => local.countText(text),
+      countMessage: (message: Message) => local.countMessage(message),
+      count: (messages: readonly Message[], options?: Parameters<typeof local.count>[1]) =>
+        local.count(messages, options),
+      countExact: async (messages: readonly Message[]) => {
+        const estimate = local.count(messages);
+        calls.push(estimate.total);
+        return { ...estimate, total: Math.round(estimate.total * 1.4), accuracy: 'exact' as const };
+      },
+    };
+    const chatfold = createChatfold({ window: 16_000, counter });
+    const session = await chatfold.session('exact');
+    const messages = agentRun(30);
+    let appended = 0;
+    let compacted = false;
+    while (!compacted && appended < messages.length) {
+      await session.append(messages.slice(appended, appended + 4));
+      appended += 4;
+      const { report } = await session.prepare();
+      compacted = report.compacted;
+      if (compacted) {
+        // The local estimate alone was below the 80 % trigger; the exact count was above it.
+        expect(report.tokensBefore).toBeGreaterThanOrEqual(0.8 * report.budget.messages);
+        expect(local.count(messages.slice(0, appended)).total).toBeLessThan(0.8 * report.budget.messages);
+      }
+    }
+    expect(calls.length).toBeGreaterThan(0);
+    expect(compacted).toBe(true);
   });
 });

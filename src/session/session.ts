@@ -1,4 +1,5 @@
 import { applyCompactionPlan } from '../compaction/apply-plan.ts';
+import { measureContext } from '../compaction/measure-context.ts';
 import type { CompactOptions } from '../compaction/options.ts';
 import { reportOf, runPlanner } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
@@ -237,7 +238,7 @@ export class ChatfoldSession implements Session {
     return next;
   }
 
-  #evaluate(window: number, tools: readonly ToolDefinition[] | undefined) {
+  #evaluate(window: number, tools: readonly ToolDefinition[] | undefined, tokens?: number) {
     return evaluateContext(
       {
         window,
@@ -246,7 +247,7 @@ export class ChatfoldSession implements Session {
           : { maxOutputTokens: this.#config.maxOutputTokens }),
         accuracy: this.#counter.accuracy,
         toolTokens: tools?.length ? this.#counter.count([], { tools }).tools : 0,
-        tokens: this.#counter.count(this.#projection.messages).total,
+        tokens: tokens ?? this.#counter.count(this.#projection.messages).total,
         messagesSinceCompaction: this.#projection.sinceCompaction,
       },
       this.#config.options,
@@ -264,7 +265,17 @@ export class ChatfoldSession implements Session {
     // A redone compaction uses the window already learned from this overflow (shrinking twice
     // would persist a limit smaller than the provider's).
     const window = learned ?? this.#window(options.overflow);
-    const evaluation = this.#evaluate(window, tools);
+    // The same measurement the planner makes: exact near a threshold when the counter can (TOK-4).
+    const { evaluation } = await measureContext({
+      counter: this.#counter,
+      messages: this.#projection.messages,
+      evaluate: (tokens) => this.#evaluate(window, tools, tokens),
+      ...(tools === undefined ? {} : { tools }),
+      ...(this.#config.options.triggers === undefined ? {} : { triggers: this.#config.options.triggers }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      exactWhenNear: options.overflow === undefined,
+      onFallback: (fallback) => this.#emit({ type: 'compaction-fallback', ...fallback }),
+    });
     const { decision } = evaluation;
     let mode: CompactionMode | undefined;
     if (options.overflow !== undefined) mode = 'overflow';

@@ -70,5 +70,15 @@ export function createCalibratedCounter(base: TokenCounter): CalibratedCounter {
       last = { ids: prompt.map((message) => message.id), inputTokens: usage.inputTokens };
     },
   };
+  const exact = base.countExact;
+  if (exact !== undefined) {
+    // A counter that can ask the provider stays one (TOK-4): compaction asks it near a trigger,
+    // and every exact answer calibrates the local estimate like reported usage does (TOK-5).
+    counter.countExact = async (messages, options) => {
+      const result = await exact.call(base, messages, options);
+      counter.recordUsage(messages, { inputTokens: result.total - result.tools });
+      return result;
+    };
+  }
   return counter;
 }
