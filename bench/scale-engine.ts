@@ -1,0 +1,288 @@
+/**
+ * The in-process half of bench/scale.ts for one session size (run in its own child process):
+ * counting cold against the raw tokenizer, recounting after one append (same objects, and
+ * stateless: equal messages rebuilt as the SDK middleware does each call), first and repeated
+ * compaction, and LangChain.js `trimMessages` against chatfold's trimming where it finishes.
+ */
+import { createRequire } from 'node:module';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages,
+} from '@langchain/core/messages';
+import { compact } from '../src/compaction/compact.ts';
+import type { Message } from '../src/messages/types.ts';
+import { validate } from '../src/messages/validate.ts';
+import { trimToTokens } from '../src/strategies/trim.ts';
+import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
+import type { TokenCounter } from '../src/tokens/types.ts';
+import { interleaved, median } from './harness.ts';
+import { messageBytes, messageTexts, scaleSession } from './scale-corpus.ts';
+
+const require = createRequire(import.meta.url);
+
+/** What the engine phase measures for one size. */
+export interface EngineResult {
+  readonly messages: number;
+  readonly messageBytes: number;
+  readonly tokens: number;
+  readonly tokenizer: string;
+  readonly countCold: { chatfoldMs: number; rawTokenizerMs: number; ratio: number; runs: number };
+  readonly recount: { sameObjectsMs: number; statelessMs: number };
+  readonly compaction: {
+    firstMs: number;
+    repeatedMs: number;
+    repeatedRuns: number;
+    messagesAfter: number;
+    tokensAfter: number;
+  };
+  readonly trimming?: TrimmingResult;
+  readonly peakRssMB: number;
+}
+
+interface TrimmingResult {
+  readonly maxTokens: number;
+  readonly warm: Record<string, { ms: number; kept: number; problems: string[] }>;
+  readonly cold: Record<string, { ms: number }>;
+  readonly repetitions: number;
+}
+
+/** The raw tokenizer chatfold's counter wraps, for the same texts (chars/N: the length division). */
+function rawEncoder(tokenizer: string): (text: string) => number {
+  const chars = /^chars\/(\d+(?:\.\d+)?)$/.exec(tokenizer);
+  if (chars !== null) {
+    const perToken = Number(chars[1]);
+    return (text) => Math.ceil(text.length / perToken);
+  }
+  const encoding = { 'openai:o200k_base': 'o200k_base', 'anthropic:claude': 'claude' }[tokenizer];
+  if (encoding === undefined) throw new Error(`bench/scale: no raw tokenizer for ${tokenizer}`);
+  const { Tokenizer } = require('ai-tokenizer') as {
+    Tokenizer: new (data: unknown) => { encode(t: string, a?: string[], d?: string[]): number[] };
+  };
+  const data = require(`ai-tokenizer/encoding/${encoding}`) as { default?: unknown };
+  const raw = new Tokenizer(data.default ?? data);
+  const none: string[] = [];
+  return (text) => (text.length === 0 ? 0 : raw.encode(text, none, none).length);
+}
+
+const rssMB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
+
+export async function runEngine({
+  size,
+  tokenizer,
+  repetitions,
+}: {
+  size: number;
+  tokenizer: string;
+  repetitions: number;
+}): Promise<EngineResult> {
+  const messages = scaleSession(size);
+  const bytes = messageBytes(messages);
+  const texts = messageTexts(messages);
+  const encode = rawEncoder(tokenizer);
+  // Warm both tokenizers' code paths on the first 1,000 messages' texts (not timed).
+  const warm = createTokenCounter({ tokenizer });
+  warm.count(messages.slice(0, 1000));
+  for (const text of texts.slice(0, 3000)) encode(text);
+
+  // 1. Cold count: a fresh counter per run, the same message objects; the raw tokenizer on the same texts.
+  const cold = await interleaved<TokenCounter | undefined>(
+    {
+      'raw tokenizer': {
+        run: () => {
+          let total = 0;
+          for (const text of texts) total += encode(text);
+          return total;
+        },
+      },
+      'chatfold count': { setup: () => createTokenCounter({ tokenizer }), run: (c) => c?.count(messages) },
+    },
+    { repetitions },
+  );
+  const counter = createTokenCounter({ tokenizer, cacheSize: Math.max(50_000, size + 1000) });
+  const tokens = counter.count(messages).total;
+
+  // 2. Recount after appending one message: the same objects plus one (a caller keeping its
+  //    list), and stateless (every message rebuilt with equal content, as the SDK middleware
+  //    converts the whole prompt on every call).
+  const one = (i: number): Message => ({
+    id: `appended-${i}`,
+    role: 'user',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    parts: [{ type: 'text', text: `one more question, number ${i}` }],
+  });
+  let list: Message[] = messages;
+  const same: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    list = [...list, one(i)];
+    const start = performance.now();
+    counter.count(list);
+    same.push(performance.now() - start);
+  }
+  const stateless: number[] = [];
+  for (let i = 0; i < Math.max(1, Math.min(5, repetitions)); i++) {
+    const rebuilt = [...list, one(100 + i)].map((m) => ({ ...m, parts: m.parts.map((p) => ({ ...p })) }));
+    const start = performance.now();
+    counter.count(rebuilt);
+    stateless.push(performance.now() - start);
+  }
+
+  // 3. Compaction, counter warm: the first call on these message objects, then repeats.
+  const options = {
+    counter,
+    window: 200_000,
+    maxOutputTokens: 32_000,
+    mode: 'manual' as const,
+    provider: 'anthropic' as const,
+  };
+  let start = performance.now();
+  const first = await compact(messages, options);
+  const firstMs = performance.now() - start;
+  const repeated: number[] = [];
+  const repeatedRuns = size >= 1_000_000 ? 1 : size >= 100_000 ? 3 : 7;
+  for (let i = 0; i < repeatedRuns; i++) {
+    start = performance.now();
+    await compact(messages, options);
+    repeated.push(performance.now() - start);
+  }
+
+  const result: EngineResult = {
+    messages: messages.length,
+    messageBytes: bytes,
+    tokens,
+    tokenizer,
+    countCold: {
+      chatfoldMs: cold['chatfold count']?.ms ?? Number.NaN,
+      rawTokenizerMs: cold['raw tokenizer']?.ms ?? Number.NaN,
+      ratio: round((cold['chatfold count']?.ms ?? 0) / (cold['raw tokenizer']?.ms ?? 1)),
+      runs: repetitions,
+    },
+    recount: { sameObjectsMs: median(same.slice(5)), statelessMs: median(stateless) },
+    compaction: {
+      firstMs: round(firstMs),
+      repeatedMs: median(repeated),
+      repeatedRuns,
+      messagesAfter: first.messages.length,
+      tokensAfter: counter.count(first.messages).total,
+    },
+    peakRssMB: rssMB(),
+  };
+  // 4. LangChain.js trimMessages where it finishes in reasonable time (it is superlinear).
+  if (size <= 10_000) return { ...result, trimming: await trimming(messages, tokenizer, counter) };
+  return result;
+}
+
+const round = (value: number): number => Math.round(value * 1000) / 1000;
+
+/** LangChain message objects for the neutral messages, and the neutral message of each. */
+function toLangChain(messages: readonly Message[]): { lc: BaseMessage[]; neutral: Map<string, Message> } {
+  const text = (message: Message): string =>
+    message.parts
+      .map((part) =>
+        part.type === 'text'
+          ? part.text
+          : part.type === 'tool-result'
+            ? part.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
+            : '',
+      )
+      .join('');
+  // By id: trimMessages hands its counter copies of the messages it was given.
+  const neutral = new Map<string, Message>();
+  const lc = messages.map((message) => {
+    const id = message.id;
+    let out: BaseMessage;
+    if (message.role === 'system') out = new SystemMessage({ content: text(message), id });
+    else if (message.role === 'user') out = new HumanMessage({ content: text(message), id });
+    else if (message.role === 'tool') {
+      const part = message.parts[0];
+      out = new ToolMessage({
+        content: text(message),
+        id,
+        tool_call_id: part?.type === 'tool-result' ? part.callId : '',
+      });
+    } else {
+      const calls = message.parts.flatMap((part) =>
+        part.type === 'tool-call' ? [{ id: part.id, name: part.name, args: JSON.parse(part.arguments) }] : [],
+      );
+      out = new AIMessage({ content: text(message), id, tool_calls: calls });
+    }
+    neutral.set(id, message);
+    return out;
+  });
+  return { lc, neutral };
+}
+
+/**
+ * The "keep the newest messages within N tokens" job: LangChain.js `trimMessages` and
+ * chatfold's `trimToTokens`, with the same token counts (chatfold's counter for both; the
+ * LangChain counter looks each message's neutral twin up by id, nothing else). Warm: one
+ * shared, warm counter. Cold: a fresh counter per run for each library, same message objects.
+ */
+async function trimming(
+  messages: readonly Message[],
+  tokenizer: string,
+  counter: TokenCounter,
+): Promise<TrimmingResult> {
+  const maxTokens = 64_000;
+  const { lc, neutral } = toLangChain(messages);
+  const lcCounter = (c: TokenCounter) => (list: BaseMessage[]) =>
+    list.reduce((sum, m) => sum + c.countMessage(neutral.get(m.id as string) as Message), 3);
+  // The same options for both (trimToTokens takes LangChain's names and semantics).
+  const shared = { maxTokens, strategy: 'last', includeSystem: true, startOn: 'human' } as const;
+  const lcTrim = (c: TokenCounter) => trimMessages(lc, { ...shared, tokenCounter: lcCounter(c) });
+  const repetitions = messages.length > 2000 ? 3 : 5;
+  let lcKept: BaseMessage[] = [];
+  let cfKept: readonly Message[] = [];
+  const warm = await interleaved<undefined>(
+    {
+      'langchain trimMessages': {
+        run: async () => {
+          lcKept = await lcTrim(counter);
+        },
+      },
+      'chatfold trimToTokens': {
+        run: () => {
+          cfKept = trimToTokens(messages, { ...shared, counter });
+        },
+      },
+    },
+    { repetitions, warmup: 1 },
+  );
+  const cold = await interleaved<TokenCounter>(
+    {
+      'langchain trimMessages': { setup: () => createTokenCounter({ tokenizer }), run: (c) => lcTrim(c) },
+      'chatfold trimToTokens': {
+        setup: () => createTokenCounter({ tokenizer }),
+        run: (c) => trimToTokens(messages, { ...shared, counter: c }),
+      },
+    },
+    { repetitions },
+  );
+  const problems = (list: readonly Message[]) => [
+    ...new Set(validate(list, { provider: 'anthropic' }).map((problem) => problem.kind)),
+  ];
+  const lcNeutral = lcKept.map((m) => neutral.get(m.id as string) as Message);
+  return {
+    maxTokens,
+    repetitions,
+    warm: {
+      'langchain trimMessages': {
+        ms: warm['langchain trimMessages']?.ms ?? Number.NaN,
+        kept: lcKept.length,
+        problems: problems(lcNeutral),
+      },
+      'chatfold trimToTokens': {
+        ms: warm['chatfold trimToTokens']?.ms ?? Number.NaN,
+        kept: cfKept.length,
+        problems: problems(cfKept),
+      },
+    },
+    cold: {
+      'langchain trimMessages': { ms: cold['langchain trimMessages']?.ms ?? Number.NaN },
+      'chatfold trimToTokens': { ms: cold['chatfold trimToTokens']?.ms ?? Number.NaN },
+    },
+  };
+}
