@@ -193,7 +193,14 @@ export class SqlStore implements Store {
       }
       if (fresh.length > 0) await sql.query(this.#sql.touchSession, [storedAt, sessionId]);
       // Rows handed out are the caller's: a retry returning the same row object twice would share it.
-      return out.map((row, i) => (out.indexOf(row) === i ? row : structuredClone(row)));
+      const handedOut = new Set<StoredMessage>();
+      return out.map((row) => {
+        if (!handedOut.has(row)) {
+          handedOut.add(row);
+          return row;
+        }
+        return structuredClone(row);
+      });
     });
   }
 
