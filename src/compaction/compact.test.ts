@@ -4,6 +4,7 @@ import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { createMockSummarizer } from '../test/mock-summarizer.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { compact } from './compact.ts';
 import type { CompactionEvent } from './types.ts';
@@ -121,12 +122,10 @@ describe('compact (RT-1)', () => {
   });
 
   it('falls back to the extractive summary when the LLM summarizer fails (RT-4)', async () => {
-    const { plan } = await compact(agentRun(20), {
-      ...options,
-      summarizer: async () => {
-        throw new Error('503 upstream unavailable');
-      },
-    });
+    const summarizer = createMockSummarizer(new Error('503 upstream unavailable'));
+    const { plan } = await compact(agentRun(20), { ...options, summarizer });
+    expect(summarizer.calls).toHaveLength(1);
+    expect(plan.summary?.source).toBe('extractive');
     expect(plan.stages.find((s) => s.stage === 'summarize')?.notes.join()).toMatch(
       /fell back to extractive: summarizer failed: 503/,
     );
@@ -134,17 +133,16 @@ describe('compact (RT-1)', () => {
   });
 
   it('uses an LLM summary and passes it the structured prompt with the ledger', async () => {
-    let prompt = '';
-    const { plan } = await compact(agentRun(20), {
-      ...options,
-      summarizer: async (request) => {
-        prompt = request.prompt.user;
-        return 'The agent read files 0-19 and ran their tests; file tests fail with expected-value errors.';
-      },
-    });
+    const summarizer = createMockSummarizer(
+      'The agent read files 0-19 and ran their tests; file tests fail with expected-value errors.',
+    );
+    const { plan } = await compact(agentRun(20), { ...options, summarizer });
     expect(plan.summary?.text).toMatch(/^The agent read files/);
+    expect(plan.summary?.source).toBe('llm');
+    const prompt = summarizer.calls[0]?.prompt.user;
     expect(prompt).toContain('src/file3.ts');
     expect(prompt).toContain('## Files and changes');
+    expect(summarizer.calls[0]?.ledger.commands).toContain('npm test -- file0');
   });
 
   it('rejects bad options and invalid input with typed errors', async () => {

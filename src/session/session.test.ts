@@ -9,6 +9,8 @@ import type { FullStore, Snapshot, Store } from '../stores/types.ts';
 import { summarize } from '../strategies/summarize.ts';
 import type { Strategy } from '../strategies/types.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { createMockStore } from '../test/mock-store.ts';
+import { createMockSummarizer } from '../test/mock-summarizer.ts';
 import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
 
@@ -203,25 +205,18 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
   });
 
   it('of two racing compactions, one writes and the other loads its snapshot (ST-5)', async () => {
-    const inner = memoryStore();
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let waiting = 0;
     // Both sessions read the same latest snapshot, then write at the same time.
-    const store: FullStore = new Proxy(inner, {
-      get(target, key, receiver) {
-        if (key === 'writeSnapshot') {
-          return async (...args: Parameters<Store['writeSnapshot']>) => {
-            waiting++;
-            if (waiting === 2) release();
-            await gate;
-            return target.writeSnapshot(...args);
-          };
-        }
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const store = createMockStore({
+      fail: {
+        writeSnapshot: async () => {
+          if (store.calls.writeSnapshot.length === 2) release();
+          await gate;
+          return undefined;
+        },
       },
     });
     const a = await createChatfold({ window: WINDOW, store }).session('race');
@@ -231,7 +226,8 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     a.on((e) => e.type === 'snapshot-conflict' && conflicts.push(e));
     b.on((e) => e.type === 'snapshot-conflict' && conflicts.push(e));
     const [ra, rb] = await Promise.all([a.compact(), b.compact()]);
-    expect((await inner.snapshots('race', 'summary')).length).toBe(1);
+    expect(store.calls.writeSnapshot).toHaveLength(2);
+    expect((await store.snapshots('race', 'summary')).length).toBe(1);
     expect(conflicts.length).toBe(1);
     expect([ra.reason, rb.reason].filter((r) => /another writer/.test(r)).length).toBe(1);
     const [pa, pb] = await Promise.all([a.prepare(), b.prepare()]);
@@ -301,16 +297,9 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
   });
 
   it('falls back to the extractive summary when the summarizer fails, then backs off (RT-4)', async () => {
-    let calls = 0;
     let now = Date.UTC(2026, 10, 1);
-    const chatfold = createChatfold({
-      window: WINDOW,
-      now: () => new Date(now),
-      summarizer: async () => {
-        calls++;
-        throw new Error('503 Service Unavailable');
-      },
-    });
+    const summarizer = createMockSummarizer(new Error('503 Service Unavailable'));
+    const chatfold = createChatfold({ window: WINDOW, now: () => new Date(now), summarizer });
     const session = await chatfold.session('fallback');
     const events: SessionEvent[] = [];
     session.on((e) => events.push(e));
@@ -318,16 +307,16 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     await session.append(messages.slice(0, 60));
     const first = await session.compact();
     expect(first.summary).toBeDefined();
-    expect(calls).toBeGreaterThan(0);
+    expect(summarizer.calls.length).toBeGreaterThan(0);
     expect(events.find((e) => e.type === 'summarizer-backoff')).toMatchObject({ retryAfterMs: 30_000 });
-    const callsAfterFirst = calls;
+    const callsAfterFirst = summarizer.calls.length;
     await session.append(messages.slice(60, 100));
     await session.compact();
-    expect(calls).toBe(callsAfterFirst); // within the back-off: no call
+    expect(summarizer.calls).toHaveLength(callsAfterFirst); // within the back-off: no call
     now += 31_000;
     await session.append(messages.slice(100));
     await session.compact();
-    expect(calls).toBeGreaterThan(callsAfterFirst);
+    expect(summarizer.calls.length).toBeGreaterThan(callsAfterFirst);
   });
 
   it('calibrates counts from reported usage (TOK-5)', async () => {
@@ -418,12 +407,8 @@ describe('overflow retries that lose the snapshot race', () => {
 
 describe('summarizer back-off (RT-4)', () => {
   it('does not count an earlier fallback summary again when a compaction summarizes nothing', async () => {
-    let calls = 0;
     let now = Date.UTC(2026, 10, 1);
-    const summarizer = async (): Promise<never> => {
-      calls++;
-      throw new Error('503 Service Unavailable');
-    };
+    const summarizer = createMockSummarizer(new Error('503 Service Unavailable'));
     // The second compaction gets under the target without a new summary.
     let summarizing = true;
     const inner = summarize({ summarizer });
@@ -449,7 +434,7 @@ describe('summarizer back-off (RT-4)', () => {
     await session.append(agentRun(30));
     await session.compact();
     expect(fallbacks).toHaveLength(1);
-    const callsAfterFirst = calls;
+    const callsAfterFirst = summarizer.calls.length;
     now += 31_000; // the back-off is over: the summarizer is configured again
     summarizing = false;
     await session.append(
@@ -459,7 +444,7 @@ describe('summarizer back-off (RT-4)', () => {
     );
     const report = await session.compact();
     expect(report.compacted).toBe(true);
-    expect(calls).toBe(callsAfterFirst); // the summarizer was not called, so it did not fail
+    expect(summarizer.calls).toHaveLength(callsAfterFirst); // the summarizer was not called, so it did not fail
     expect(report.summary).toBeUndefined(); // this compaction wrote no summary…
     expect((await session.status()).messagesSummarized).toBeGreaterThan(0); // …the first one is still sent
     expect(fallbacks).toHaveLength(1);
@@ -468,20 +453,7 @@ describe('summarizer back-off (RT-4)', () => {
 
 describe('createChatfold after a failed store read', () => {
   it('opens the session on the next call when reading the learned limit failed once', async () => {
-    const inner = memoryStore();
-    let failures = 1;
-    const store: FullStore = new Proxy(inner, {
-      get(target, key, receiver) {
-        if (key === 'getSetting') {
-          return async (...args: Parameters<FullStore['getSetting']>) => {
-            if (failures-- > 0) throw new Error('connection reset');
-            return target.getSetting(...args);
-          };
-        }
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const store = createMockStore({ fail: { getSetting: [new Error('connection reset')] } });
     const chatfold = createChatfold({ window: WINDOW, store });
     await expect(chatfold.session('flaky')).rejects.toThrow(/connection reset/);
     const session = await chatfold.session('flaky');
