@@ -344,7 +344,11 @@ export interface Agent {
     input: string | MessageInput | readonly MessageInput[],
     options?: RunOptions,
   ): AsyncIterable<AgentEvent>;
-  /** Compacts now (manual), streaming `compaction-*` events, then `done`. History is never lost. */
+  /**
+   * Compacts now (manual), streaming `compaction-*` events — always one `compaction-end`, whose
+   * `report.compacted` is false when a hook cancelled or there was nothing to do — then `done`.
+   * History is never lost.
+   */
   summarize(options?: SummarizeOptions): AsyncIterable<AgentEvent>;
   /** What `summarize()` would do now, without a model call or any change. */
   previewSummary(options?: PreviewOptions): Promise<SummaryPreview>;
