@@ -301,7 +301,8 @@ export async function waitForLine(child: Child, isWanted: (line: string) => bool
     exited = true;
   });
   while (!child.lines.some(isWanted)) {
-    if (exited) throw new Error(`the writer exited before printing the awaited line: ${child.lines.join(' | ')}`);
+    if (exited)
+      throw new Error(`the writer exited before printing the awaited line: ${child.lines.join(' | ')}`);
     await sleep(2);
   }
 }
