@@ -90,7 +90,10 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
   const now = options.now ?? (() => new Date());
   const seen = new Map<string, number>();
   let stamp: string | undefined;
-  return input.map((message, index) => {
+  const out: Message[] = [];
+  // A loop over indexes, not map: map skips the holes of a sparse array, which must be refused.
+  for (let index = 0; index < input.length; index++) {
+    const message = input[index] as MessageInput;
     assertMessageInput(message, index, 'normalizeMessages', maxChars);
     const where = `messages[${index}]`;
     const { role } = message;
@@ -118,8 +121,9 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
     if (message.id === undefined) derivedIds.add(normalized);
     // Checked above with this call's size limit: accepted everywhere from now on.
     markChecked(normalized);
-    return normalized;
-  });
+    out.push(normalized);
+  }
+  return out;
 }
 
 const derivedIds = new WeakSet<Message>();

@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { assertMessages } from '../messages/check-messages.ts';
 import { describe } from '../messages/normalize.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
@@ -232,8 +233,9 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  * @param messages Neutral messages, oldest first.
  * @param options LangChain's `trimMessages` options (`counter` is accepted for `tokenCounter`).
  * @returns The kept messages, oldest first (a promise when a callback returned one).
- * @throws ChatfoldError `E_INVALID_MESSAGES` when `messages` is not an array; `E_INVALID_OPTIONS`
- *   for a bad option or a callback returning something other than a number / string array.
+ * @throws ChatfoldError `E_INVALID_MESSAGES` when `messages` is not an array, the entry check's
+ *   codes for malformed messages (`assertMessages`); `E_INVALID_OPTIONS` for a bad option or a
+ *   callback returning something other than a number / string array.
  *
  * @example
  * // LangChain: await trimMessages(history, { maxTokens: 4000, tokenCounter: model, strategy: 'last', startOn: 'human', includeSystem: true })
@@ -255,6 +257,8 @@ export function trimToTokens(
       {},
     );
   }
+  // MSG-4: malformed messages get a typed error naming the path, not a TypeError inside.
+  assertMessages(messages, 'trimToTokens');
   const { settings, countList, split } = readTrimOptions(options as TrimOptions<unknown, unknown>);
   const answer = (request: Request): unknown =>
     request.kind === 'count' ? countList?.(request.messages) : split(request.text);

@@ -1,3 +1,4 @@
+import { assertMessages } from '../messages/check-messages.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 import { createTokenCounter } from './create-token-counter.ts';
 import { tokenizerForModel } from './tokenizer-for-model.ts';
@@ -43,10 +44,12 @@ export interface CountTokensOptions {
  * Counts the tokens of a prompt (RT-1, TOK-1): total, per message, tool definitions, the
  * tokenizer used and whether the count is exact, calibrated or approximate.
  *
+ * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`).
  * @example
  * const { total, accuracy } = countTokens(messages, { model: 'gpt-4o' });
  */
 export function countTokens(messages: readonly Message[], options: CountTokensOptions = {}): TokenCount {
+  assertMessages(messages, 'countTokens');
   const counter =
     options.counter ??
     counterFor(
