@@ -30,6 +30,14 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Type tests of the public API (`*.test-d.ts`, expectTypeOf) run in `npm test` too. Errors in
+    // other source files are `npm run typecheck`'s to report, once.
+    typecheck: {
+      enabled: true,
+      include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'],
+      tsconfig: './tsconfig.typecheck.json',
+      ignoreSourceErrors: true,
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
