@@ -30,8 +30,89 @@ export type ChatfoldErrorCode =
   | 'E_WORKSPACE_PATH'
   | 'E_MISSING_API_KEY';
 
-/** Structured data that explains an error; keys depend on the code. */
-export type ChatfoldErrorDetails = Readonly<Record<string, unknown>>;
+type Open = Readonly<Record<string, unknown>>;
+
+/**
+ * The `details` of each code (the data apart from the wording). Fields a code always or often
+ * carries are typed; every code may carry more. `ChatfoldError.hasCode(e, 'E_CONTEXT_OVERFLOW')`
+ * narrows `e.details` to its entry, so `e.details.limit` type-checks.
+ */
+export interface ChatfoldErrorDetailsMap {
+  /** Structural problems (MSG-3), each with index, id and kind. */
+  readonly E_INVALID_MESSAGES: Open & { readonly problems?: readonly unknown[] | undefined };
+  /** One bad message or field: where it is (`messages[3].parts[0].text`). */
+  readonly E_INVALID_MESSAGE: Open & {
+    readonly where?: string | undefined;
+    readonly index?: number | undefined;
+  };
+  readonly E_UNKNOWN_ROLE: Open & { readonly where?: string | undefined; readonly role?: unknown };
+  readonly E_INVALID_TOOL_ARGUMENTS: Open & { readonly where?: string | undefined };
+  readonly E_INVALID_TEXT: Open & { readonly where?: string | undefined };
+  readonly E_MESSAGE_TOO_LARGE: Open & {
+    readonly where?: string | undefined;
+    readonly limit?: number | undefined;
+    readonly actual?: number | undefined;
+  };
+  readonly E_NESTING_TOO_DEEP: Open & {
+    readonly where?: string | undefined;
+    readonly limit?: number | undefined;
+  };
+  readonly E_INVALID_FORMAT: Open & { readonly line?: number | undefined };
+  readonly E_FILE: Open & { readonly path?: string | undefined };
+  readonly E_UNKNOWN_MODEL: Open & { readonly model?: string | undefined };
+  readonly E_TOKENIZER: Open & { readonly tokenizer?: string | undefined };
+  /** The protected minimum does not fit: the budget and what is left, by cause. */
+  readonly E_BUDGET_IMPOSSIBLE: Open & {
+    readonly budget?: number | undefined;
+    readonly actual?: number | undefined;
+    readonly systemPrompt?: number | undefined;
+    readonly latestTurn?: number | undefined;
+    readonly toolTokens?: number | undefined;
+  };
+  /** A bad option: which one, given to which function. */
+  readonly E_INVALID_OPTIONS: Open & {
+    readonly option?: string | undefined;
+    readonly where?: string | undefined;
+  };
+  readonly E_UNKNOWN_STRATEGY: Open & {
+    readonly strategy?: string | undefined;
+    readonly known?: readonly string[] | undefined;
+  };
+  readonly E_MISSING_DEPENDENCY: Open & { readonly dependency?: string | undefined };
+  readonly E_STORE: Open & { readonly store?: string | undefined };
+  readonly E_INVALID_SESSION_ID: Open & { readonly sessionId?: unknown };
+  readonly E_STORE_CONFLICT: Open & {
+    readonly sessionId?: string | undefined;
+    readonly messageId?: string | undefined;
+  };
+  readonly E_STORE_SCHEMA: Open & { readonly version?: number | undefined };
+  /** The provider rejected the prompt as too long even after compacting against its limit. */
+  readonly E_CONTEXT_OVERFLOW: Open & {
+    readonly provider?: string | undefined;
+    readonly limit?: number | undefined;
+    readonly actual?: number | undefined;
+  };
+  readonly E_PROVIDER: Open & {
+    readonly provider?: string | undefined;
+    readonly status?: number | undefined;
+  };
+  /** A bad agent file: where, which key, what was expected and found. */
+  readonly E_AGENT_FILE: Open & {
+    readonly file?: string | undefined;
+    readonly line?: number | undefined;
+    readonly column?: number | undefined;
+    readonly key?: string | undefined;
+  };
+  readonly E_WORKSPACE_PATH: Open & { readonly path?: unknown };
+  readonly E_MISSING_API_KEY: Open & {
+    readonly provider?: string | undefined;
+    readonly variable?: string | undefined;
+  };
+}
+
+/** Structured data that explains an error of code `C`. */
+export type ChatfoldErrorDetails<C extends ChatfoldErrorCode = ChatfoldErrorCode> =
+  ChatfoldErrorDetailsMap[C];
 
 /**
  * The one error type chatfold throws. `code` is stable across versions; `details` holds the
@@ -40,16 +121,16 @@ export type ChatfoldErrorDetails = Readonly<Record<string, unknown>>;
  * Use `ChatfoldError.isInstance(e)` rather than `instanceof`: it also works when two copies
  * of chatfold are installed side by side.
  */
-export class ChatfoldError extends Error {
+export class ChatfoldError<C extends ChatfoldErrorCode = ChatfoldErrorCode> extends Error {
   readonly [marker] = true;
   override readonly name: string = 'ChatfoldError';
-  readonly code: ChatfoldErrorCode;
-  readonly details: ChatfoldErrorDetails;
+  readonly code: C;
+  readonly details: ChatfoldErrorDetails<C>;
 
   constructor(
-    code: ChatfoldErrorCode,
+    code: C,
     message: string,
-    details: ChatfoldErrorDetails = {},
+    details: ChatfoldErrorDetails<C> = {},
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -63,7 +144,7 @@ export class ChatfoldError extends Error {
   }
 
   /** True for a chatfold error with the given code. */
-  static hasCode(error: unknown, code: ChatfoldErrorCode): error is ChatfoldError {
+  static hasCode<K extends ChatfoldErrorCode>(error: unknown, code: K): error is ChatfoldError<K> {
     return ChatfoldError.isInstance(error) && error.code === code;
   }
 }
