@@ -9,6 +9,7 @@ import type { Store } from '../../src/stores/types.ts';
 import type { StreamEvent, WireSession } from '../../src/web/api-types.ts';
 import { createWebApp, type WebAppOptions } from '../../src/web/server/create-web-app.ts';
 import { createRedactor } from '../../src/web/server/redact.ts';
+import type { WebStore } from '../../src/web/server/web-store.ts';
 
 /** The origin the tests' "browser" sends. */
 export const ORIGIN = 'http://127.0.0.1:8080';
@@ -30,7 +31,7 @@ export interface WebHarnessOptions {
 /** A running app and its fake provider. */
 export interface WebHarness {
   readonly fake: FakeProviderServer;
-  readonly store: Store;
+  readonly store: WebStore;
   readonly app: ReturnType<typeof createWebApp>['app'];
   readonly pool: ReturnType<typeof createWebApp>['pool'];
   /** A request as the page sends it: JSON, same origin, the token when there is one. */
@@ -66,7 +67,7 @@ export function parseEventStream(text: string): StreamEvent[] {
 /** Starts the fake provider and the web app over a store (default: in memory). */
 export async function startWebHarness(options: WebHarnessOptions = {}): Promise<WebHarness> {
   const fake = await startFakeProvider(options.script === undefined ? {} : { script: options.script });
-  const store = options.store ?? memoryStore();
+  const store = (options.store ?? memoryStore()) as WebStore;
   const { app, pool } = createWebApp({
     store,
     agent: {

@@ -1,4 +1,3 @@
-import type { Budget } from '../../policy/budget.ts';
 import type { SessionStatus } from '../../session/types.ts';
 import type { BreakdownItem, Gauge } from '../api-types.ts';
 
@@ -6,14 +5,6 @@ import type { BreakdownItem, Gauge } from '../api-types.ts';
 export const GAUGE_WARNING_PERCENT = 80;
 /** …and red at this one (FR-6.1.1, FR-1.2.2). */
 export const GAUGE_CRITICAL_PERCENT = 95;
-
-/** What the gauge shows besides `status()`: parts the status does not itemise. */
-export interface GaugeParts {
-  /** Tokens of the system messages in the prompt. */
-  readonly systemTokens: number;
-  /** The budget's parts, when known (reserve, margin, tool definitions). */
-  readonly budget?: Pick<Budget, 'responseReserve' | 'safetyMargin' | 'toolTokens'>;
-}
 
 /** `ok` below 80 %, `warning` from 80 %, `critical` from 95 % (FR-6.1.1). */
 export function gaugeLevel(percent: number): Gauge['level'] {
@@ -23,31 +14,22 @@ export function gaugeLevel(percent: number): Gauge['level'] {
 }
 
 /**
- * The context gauge (WEB-2) from the session's status: tokens against the message budget, and
- * the breakdown of the whole window — system prompt, tool definitions, summary, messages,
- * reserved output, safety margin, free. Prompt parts add up to `tokens`; all parts add up to
- * the window.
+ * The context gauge (WEB-2) from the session's status: tokens of the next prompt against the
+ * message budget, and the session's breakdown of the whole window — system prompt, tool
+ * definitions, summary, messages, reserved output, safety margin, free (they add up to the
+ * window). Computed by the session from its projection, so it is right right after a
+ * compaction and after a reload.
  */
-export function toGauge(status: SessionStatus, parts: GaugeParts): Gauge {
-  const summary = Math.min(status.summary?.tokens ?? 0, status.tokens);
-  const system = Math.min(parts.systemTokens, status.tokens - summary);
-  const messages = Math.max(0, status.tokens - summary - system);
-  const outside = Math.max(0, status.window - status.budget);
-  const tools = parts.budget?.toolTokens ?? 0;
-  const margin = parts.budget?.safetyMargin;
-  const reserved = parts.budget?.responseReserve ?? Math.max(0, outside - tools);
-  const breakdown: BreakdownItem[] = [
-    { key: 'system', label: 'System prompt', tokens: system },
-    { key: 'tools', label: 'Tool definitions', tokens: tools },
-    { key: 'summary', label: 'Summary', tokens: summary },
-    { key: 'messages', label: 'Messages', tokens: messages },
-    {
-      key: 'reserved',
-      label: margin === undefined ? 'Reserved output and safety margin' : 'Reserved output',
-      tokens: reserved,
-    },
-    ...(margin === undefined ? [] : [{ key: 'margin' as const, label: 'Safety margin', tokens: margin }]),
-    { key: 'free', label: 'Free', tokens: Math.max(0, status.budget - status.tokens) },
+export function toGauge(status: SessionStatus): Gauge {
+  const { breakdown } = status;
+  const items: BreakdownItem[] = [
+    { key: 'system', label: 'System prompt', tokens: breakdown.systemPrompt },
+    { key: 'tools', label: 'Tool definitions', tokens: breakdown.tools },
+    { key: 'summary', label: 'Summary', tokens: breakdown.summary },
+    { key: 'messages', label: 'Messages', tokens: breakdown.messages },
+    { key: 'reserved', label: 'Reserved output', tokens: breakdown.reservedOutput },
+    { key: 'margin', label: 'Safety margin', tokens: breakdown.safetyMargin },
+    { key: 'free', label: 'Free', tokens: breakdown.free },
   ];
   return {
     tokens: status.tokens,
@@ -57,7 +39,7 @@ export function toGauge(status: SessionStatus, parts: GaugeParts): Gauge {
     level: gaugeLevel(status.percent),
     accuracy: status.accuracy,
     tokenizer: status.tokenizer,
-    breakdown,
+    breakdown: items,
     messagesInHistory: status.messagesInHistory,
     messagesSummarized: status.messagesSummarized,
     willCompactNextTurn: status.willCompactNextTurn,

@@ -21,9 +21,6 @@ import type { WebDeps } from './web-deps.ts';
 import { readWebSettings, writeWebSettings } from './web-settings.ts';
 import { asWebStore } from './web-store.ts';
 
-/** The system prompt is among a session's first messages; the gauge looks at this many. */
-const SYSTEM_PROMPT_SCAN = 4;
-
 /** Largest request body the API reads (WEB-8). */
 export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
 
@@ -99,15 +96,7 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
     settings,
     async gauge(sessionId) {
       const agent = await pool.agent(sessionId);
-      const [status, first] = await Promise.all([
-        agent.session.status(),
-        store.messages(sessionId, { limit: SYSTEM_PROMPT_SCAN }),
-      ]);
-      // The agent's instructions are the session's first (system) message (AG-3).
-      const systemTokens = first
-        .filter((row) => row.message.role === 'system')
-        .reduce((sum, row) => sum + (row.tokenEstimate ?? 0), 0);
-      return toGauge(status, { systemTokens });
+      return toGauge(await agent.session.status());
     },
   };
 

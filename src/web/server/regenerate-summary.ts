@@ -75,6 +75,19 @@ export async function* regenerateSummary({
   for await (const event of agent.summarize({ signal })) {
     // The scratch run already announced the start and streamed the text.
     if (event.type === 'compaction-start' || event.type === 'compaction-progress') continue;
+    if (event.type === 'compaction-end' && !event.report.compacted && !event.report.cancelled) {
+      // The session folds only messages older than the ones it always keeps; right after a
+      // summary there may be none, and the engine has no "replace the summary text" yet.
+      yield {
+        ...event,
+        report: {
+          ...event.report,
+          reason:
+            'the summary was not replaced, because no message since it is old enough to fold in (the newest messages are always kept); regenerate after a few more turns',
+        },
+      };
+      continue;
+    }
     yield event;
   }
 }

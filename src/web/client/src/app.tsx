@@ -105,6 +105,7 @@ export function App() {
           <ChatView
             key={route.sessionId}
             sessionId={route.sessionId}
+            listed={sessions.find((session) => session.id === route.sessionId)}
             notifications={settings.notifications}
             requestedDialog={requested?.sessionId === route.sessionId ? requested.dialog : undefined}
             onDialogOpened={dialogOpened}

@@ -14,6 +14,8 @@ import { SummaryPanel } from './summary-panel.tsx';
 /** Props of {@link ChatView}. */
 export interface ChatViewProps {
   readonly sessionId: string;
+  /** The session as the list knows it (a rename shows at once). */
+  readonly listed: WireSession | undefined;
   /** Show the auto-compaction notice (FR-1.6.4). */
   readonly notifications: boolean;
   /** A dialog the session menu asked for. */
@@ -81,6 +83,7 @@ function applyEvent(items: readonly StreamItem[], event: StreamEvent): readonly 
  */
 export function ChatView({
   sessionId,
+  listed,
   notifications,
   requestedDialog,
   onDialogOpened,
@@ -196,7 +199,7 @@ export function ChatView({
     <section class="chat" aria-labelledby="chat-title">
       <header class="toolbar">
         <h1 id="chat-title" class="chat-title">
-          {session.title}
+          {listed?.title ?? session.title}
         </h1>
         <ContextGauge gauge={gauge} />
         <div class="toolbar-actions">
