@@ -2,25 +2,17 @@
  * The in-process half of bench/scale.ts for one session size (run in its own child process):
  * counting cold against the raw tokenizer, recounting after one append (same objects, and
  * stateless: equal messages rebuilt as the SDK middleware does each call), first and repeated
- * compaction, and LangChain.js `trimMessages` against chatfold's trimming where it finishes.
+ * compaction, and LangChain.js `trimMessages` against chatfold's trimming where it finishes
+ * (bench/trim-comparison.ts).
  */
 import { createRequire } from 'node:module';
-import {
-  AIMessage,
-  type BaseMessage,
-  HumanMessage,
-  SystemMessage,
-  ToolMessage,
-  trimMessages,
-} from '@langchain/core/messages';
 import { compact } from '../src/compaction/compact.ts';
 import type { Message } from '../src/messages/types.ts';
-import { validate } from '../src/messages/validate.ts';
-import { trimToTokens } from '../src/strategies/trim.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import type { TokenCounter } from '../src/tokens/types.ts';
 import { interleaved, median } from './harness.ts';
 import { messageBytes, messageTexts, scaleSession } from './scale-corpus.ts';
+import { compareTrimming, type TrimComparison } from './trim-comparison.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -39,15 +31,8 @@ export interface EngineResult {
     messagesAfter: number;
     tokensAfter: number;
   };
-  readonly trimming?: TrimmingResult;
+  readonly trimming?: TrimComparison;
   readonly peakRssMB: number;
-}
-
-interface TrimmingResult {
-  readonly maxTokens: number;
-  readonly warm: Record<string, { ms: number; kept: number; problems: string[] }>;
-  readonly cold: Record<string, { ms: number }>;
-  readonly repetitions: number;
 }
 
 /** The raw tokenizer chatfold's counter wraps, for the same texts (chars/N: the length division). */
@@ -171,118 +156,15 @@ export async function runEngine({
     peakRssMB: rssMB(),
   };
   // 4. LangChain.js trimMessages where it finishes in reasonable time (it is superlinear).
-  if (size <= 10_000) return { ...result, trimming: await trimming(messages, tokenizer, counter) };
-  return result;
+  if (size > 10_000) return result;
+  const trimming = await compareTrimming({
+    messages,
+    counter,
+    tokenizer,
+    maxTokens: 64_000,
+    repetitions: size > 2000 ? 3 : 5,
+  });
+  return { ...result, trimming };
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000;
-
-/** LangChain message objects for the neutral messages, and the neutral message of each. */
-function toLangChain(messages: readonly Message[]): { lc: BaseMessage[]; neutral: Map<string, Message> } {
-  const text = (message: Message): string =>
-    message.parts
-      .map((part) =>
-        part.type === 'text'
-          ? part.text
-          : part.type === 'tool-result'
-            ? part.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
-            : '',
-      )
-      .join('');
-  // By id: trimMessages hands its counter copies of the messages it was given.
-  const neutral = new Map<string, Message>();
-  const lc = messages.map((message) => {
-    const id = message.id;
-    let out: BaseMessage;
-    if (message.role === 'system') out = new SystemMessage({ content: text(message), id });
-    else if (message.role === 'user') out = new HumanMessage({ content: text(message), id });
-    else if (message.role === 'tool') {
-      const part = message.parts[0];
-      out = new ToolMessage({
-        content: text(message),
-        id,
-        tool_call_id: part?.type === 'tool-result' ? part.callId : '',
-      });
-    } else {
-      const calls = message.parts.flatMap((part) =>
-        part.type === 'tool-call' ? [{ id: part.id, name: part.name, args: JSON.parse(part.arguments) }] : [],
-      );
-      out = new AIMessage({ content: text(message), id, tool_calls: calls });
-    }
-    neutral.set(id, message);
-    return out;
-  });
-  return { lc, neutral };
-}
-
-/**
- * The "keep the newest messages within N tokens" job: LangChain.js `trimMessages` and
- * chatfold's `trimToTokens`, with the same token counts (chatfold's counter for both; the
- * LangChain counter looks each message's neutral twin up by id, nothing else). Warm: one
- * shared, warm counter. Cold: a fresh counter per run for each library, same message objects.
- */
-async function trimming(
-  messages: readonly Message[],
-  tokenizer: string,
-  counter: TokenCounter,
-): Promise<TrimmingResult> {
-  const maxTokens = 64_000;
-  const { lc, neutral } = toLangChain(messages);
-  const lcCounter = (c: TokenCounter) => (list: BaseMessage[]) =>
-    list.reduce((sum, m) => sum + c.countMessage(neutral.get(m.id as string) as Message), 3);
-  // The same options for both (trimToTokens takes LangChain's names and semantics).
-  const shared = { maxTokens, strategy: 'last', includeSystem: true, startOn: 'human' } as const;
-  const lcTrim = (c: TokenCounter) => trimMessages(lc, { ...shared, tokenCounter: lcCounter(c) });
-  const repetitions = messages.length > 2000 ? 3 : 5;
-  let lcKept: BaseMessage[] = [];
-  let cfKept: readonly Message[] = [];
-  const warm = await interleaved<undefined>(
-    {
-      'langchain trimMessages': {
-        run: async () => {
-          lcKept = await lcTrim(counter);
-        },
-      },
-      'chatfold trimToTokens': {
-        run: () => {
-          cfKept = trimToTokens(messages, { ...shared, counter });
-        },
-      },
-    },
-    { repetitions, warmup: 1 },
-  );
-  const cold = await interleaved<TokenCounter>(
-    {
-      'langchain trimMessages': { setup: () => createTokenCounter({ tokenizer }), run: (c) => lcTrim(c) },
-      'chatfold trimToTokens': {
-        setup: () => createTokenCounter({ tokenizer }),
-        run: (c) => trimToTokens(messages, { ...shared, counter: c }),
-      },
-    },
-    { repetitions },
-  );
-  const problems = (list: readonly Message[]) => [
-    ...new Set(validate(list, { provider: 'anthropic' }).map((problem) => problem.kind)),
-  ];
-  const lcNeutral = lcKept.map((m) => neutral.get(m.id as string) as Message);
-  return {
-    maxTokens,
-    repetitions,
-    warm: {
-      'langchain trimMessages': {
-        ms: warm['langchain trimMessages']?.ms ?? Number.NaN,
-        kept: lcKept.length,
-        problems: problems(lcNeutral),
-      },
-      'chatfold trimToTokens': {
-        ms: warm['chatfold trimToTokens']?.ms ?? Number.NaN,
-        kept: cfKept.length,
-        problems: problems(cfKept),
-      },
-    },
-    cold: {
-      'langchain trimMessages': { ms: cold['langchain trimMessages']?.ms ?? Number.NaN },
-      'chatfold trimToTokens': { ms: cold['chatfold trimToTokens']?.ms ?? Number.NaN },
-    },
-  };
-}

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { growthExponent, load, machine } from './harness.ts';
 import type { EngineResult } from './scale-engine.ts';
 import type { PrepareResult } from './scale-prepare.ts';
+import { LANGCHAIN, TRIM_TO_TOKENS, TRUNCATE } from './trim-comparison.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -203,19 +204,19 @@ for (const [name, s] of Object.entries(series)) {
       return `| ${store} exponent 10k→ | | | ${n(x?.firstPrepare)} | ${n(x?.prepareWarm)} | ${n(x?.turnWarm)} | ${n(x?.resume)} | | | |`;
     }),
   );
-  const trims = s.engine.filter((r) => r.trimming !== undefined);
+  const trims = s.engine.flatMap((r) => (r.trimming === undefined ? [] : [r.trimming]));
   if (trims.length > 0) {
     lines.push(
       '',
-      '| messages | trimMessages warm ms | trimToTokens warm ms | ratio | trimMessages cold ms | trimToTokens cold ms | ratio | kept (LC / chatfold) | problems (LC / chatfold) |',
-      '|---:|---:|---:|---:|---:|---:|---:|---|---|',
-      ...trims.map((r) => {
-        const t = r.trimming as NonNullable<EngineResult['trimming']>;
-        const lcWarm = t.warm['langchain trimMessages'];
-        const cfWarm = t.warm['chatfold trimToTokens'];
-        const lcCold = t.cold['langchain trimMessages']?.ms ?? Number.NaN;
-        const cfCold = t.cold['chatfold trimToTokens']?.ms ?? Number.NaN;
-        return `| ${r.messages.toLocaleString('en')} | ${n(lcWarm?.ms)} | ${n(cfWarm?.ms)} | ${n((lcWarm?.ms ?? 0) / (cfWarm?.ms ?? 1))}× | ${n(lcCold)} | ${n(cfCold)} | ${n(lcCold / cfCold)}× | ${lcWarm?.kept} / ${cfWarm?.kept} | ${lcWarm?.problems.join(', ') || 'none'} / ${cfWarm?.problems.join(', ') || 'none'} |`;
+      `| messages | trimMessages warm ms | trimToTokens warm ms | ratio | compact truncate warm ms | ratio | trimMessages cold ms | trimToTokens cold ms | ratio | compact truncate cold ms | ratio | kept (LC / trimToTokens / truncate) | problems (LC / trimToTokens / truncate) |`,
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+      ...trims.map((t) => {
+        const w = (name: string) => t.warm[name];
+        const c = (name: string) => t.cold[name]?.ms;
+        const problems = [LANGCHAIN, TRIM_TO_TOKENS, TRUNCATE].map(
+          (name) => w(name)?.problems.join(', ') || 'none',
+        );
+        return `| ${t.messages.toLocaleString('en')} | ${n(w(LANGCHAIN)?.ms)} | ${n(w(TRIM_TO_TOKENS)?.ms)} | ${n(t.speedup.warm[TRIM_TO_TOKENS])}× | ${n(w(TRUNCATE)?.ms)} | ${n(t.speedup.warm[TRUNCATE])}× | ${n(c(LANGCHAIN))} | ${n(c(TRIM_TO_TOKENS))} | ${n(t.speedup.cold[TRIM_TO_TOKENS])}× | ${n(c(TRUNCATE))} | ${n(t.speedup.cold[TRUNCATE])}× | ${w(LANGCHAIN)?.kept} / ${w(TRIM_TO_TOKENS)?.kept} / ${w(TRUNCATE)?.kept} | ${problems.join(' / ')} |`;
       }),
     );
   }
