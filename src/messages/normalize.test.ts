@@ -62,8 +62,6 @@ describe('normalizeMessages (MSG-1, MSG-4)', () => {
 
   it('rejects null content with a typed error naming the path', () => {
     const bad = [{ role: 'user', parts: null }] as unknown as MessageInput[];
-    expect(() => normalizeMessages(bad)).toThrowError(
-      /messages\[0\]\.parts: expected array, received null/,
-    );
+    expect(() => normalizeMessages(bad)).toThrowError(/messages\[0\]\.parts: expected array, received null/);
   });
 });

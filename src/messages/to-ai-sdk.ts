@@ -11,8 +11,8 @@ import type {
   AiSdkToolResultOutput,
 } from './ai-sdk-schema.ts';
 import { assertMessages } from './check-messages.ts';
-import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
+import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import {
   type Markers,
   markersOf,

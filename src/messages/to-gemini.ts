@@ -4,9 +4,9 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { attachmentPlaceholder } from './attachment-data.ts';
 import { assertMessages } from './check-messages.ts';
-import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-schema.ts';
+import { jsonTextDepth, MAX_NESTING_DEPTH } from './json-depth.ts';
 import {
   type Markers,
   markersOf,

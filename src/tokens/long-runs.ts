@@ -39,7 +39,8 @@ export function splitLongRuns(text: string, max = MAX_RUN_CHARS): string[] | und
       runClass = kind;
       runStart = i;
     } else if (i - runStart >= max && !(code >= 0xdc00 && code <= 0xdfff)) {
-      (cuts ??= []).push(i);
+      cuts ??= [];
+      cuts.push(i);
       runStart = i;
     }
   }
