@@ -1,28 +1,16 @@
 import { APICallError } from '@ai-sdk/provider';
 import { generateText, type ModelMessage, streamText, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { agentRun as sharedAgentRun } from '../../test/integrations/agent-run.ts';
 import { chatfoldMiddleware } from '../integrations/ai-sdk/middleware.ts';
 import { parseContextOverflow } from '../integrations/overflow.ts';
 import type { IntegrationEvent } from '../integrations/prompt-fitter.ts';
 import { toAiSdk } from '../messages/ai-sdk.ts';
 import { countTokens } from '../tokens/count-tokens.ts';
-import { buildConversation } from './build-conversation.ts';
 import { createMockLanguageModel } from './mock-language-model.ts';
 
 /** An agent run as an AI SDK app holds it. */
-function agentRun(rounds: number): ModelMessage[] {
-  const builder = buildConversation().user('Fix the failing test in src/app.ts');
-  for (let i = 0; i < rounds; i++) {
-    builder.assistant(`Step ${i}.`).toolRound([
-      {
-        name: 'Read',
-        args: { file_path: `src/file${i}.ts` },
-        result: `export const v${i} = ${i};\n`.repeat(60),
-      },
-    ]);
-  }
-  return toAiSdk(builder.user('Run the whole suite').build());
-}
+const agentRun = (rounds: number): ModelMessage[] => toAiSdk(sharedAgentRun(rounds, 60));
 
 describe('createMockLanguageModel (RT-2, RT-3)', () => {
   it('answers generateText with scripted text and usage, and records the prompt as neutral messages', async () => {

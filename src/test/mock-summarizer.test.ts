@@ -1,30 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { agentRun as sharedAgentRun } from '../../test/integrations/agent-run.ts';
 import { compact } from '../compaction/compact.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message } from '../messages/types.ts';
 import type { SummaryRequest } from '../summarize/types.ts';
-import { buildConversation } from './build-conversation.ts';
 import { createMockSummarizer } from './mock-summarizer.ts';
 import { createMockTokenCounter } from './mock-token-counter.ts';
 
 const options = { counter: createMockTokenCounter(), window: 8000, responseReserve: 1000 } as const;
 
 /** An agent run long enough that a compaction summarizes its older rounds. */
-function agentRun(rounds = 20): Message[] {
-  const builder = buildConversation()
-    .system('You are a coding agent.')
-    .user('Fix the failing test in src/app.ts');
-  for (let i = 0; i < rounds; i++) {
-    builder.assistant(`Step ${i}.`).toolRound([
-      {
-        name: 'Read',
-        args: { file_path: `src/file${i}.ts` },
-        result: `export const v${i} = ${i};\n`.repeat(60),
-      },
-    ]);
-  }
-  return builder.user('Run the whole suite').build();
-}
+const agentRun = (rounds = 20): Message[] =>
+  sharedAgentRun(rounds, 60, { system: 'You are a coding agent.' });
 
 /** A request as the compaction builds it, for calling the double directly. */
 function request(overrides: Partial<SummaryRequest> = {}): SummaryRequest {
@@ -50,14 +37,14 @@ function request(overrides: Partial<SummaryRequest> = {}): SummaryRequest {
 
 describe('createMockSummarizer (SUM-5)', () => {
   it('answers every compaction with the same summary and records what it was asked', async () => {
-    const summarizer = createMockSummarizer('The agent read src/file0.ts to src/file19.ts.');
+    const summarizer = createMockSummarizer('The agent read src/module0.ts to src/module19.ts.');
     const { plan } = await compact(agentRun(), { ...options, summarizer });
     expect(plan.summary).toMatchObject({
-      text: 'The agent read src/file0.ts to src/file19.ts.',
+      text: 'The agent read src/module0.ts to src/module19.ts.',
       source: 'llm',
     });
     expect(summarizer.calls).toHaveLength(1);
-    expect(summarizer.calls[0]?.prompt.user).toContain('src/file3.ts');
+    expect(summarizer.calls[0]?.prompt.user).toContain('src/module3.ts');
     expect(summarizer.calls[0]?.messages.length).toBeGreaterThan(0);
   });
 

@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { agentRun as sharedAgentRun } from '../../test/integrations/agent-run.ts';
 import { compact } from '../compaction/compact.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import type { Message } from '../messages/types.ts';
 import { buildConversation } from './build-conversation.ts';
 import { createMockTokenCounter } from './mock-token-counter.ts';
 
-function agentRun(rounds = 20): Message[] {
-  const builder = buildConversation()
-    .system('You are a coding agent.')
-    .user('Fix the failing test in src/app.ts');
-  for (let i = 0; i < rounds; i++) {
-    builder.assistant(`Step ${i}.`).toolRound([
-      {
-        name: 'Read',
-        args: { file_path: `src/file${i}.ts` },
-        result: `export const v${i} = ${i};\n`.repeat(60),
-      },
-    ]);
-  }
-  return builder.user('Run the whole suite').build();
-}
+const agentRun = (rounds = 20): Message[] =>
+  sharedAgentRun(rounds, 60, { system: 'You are a coding agent.' });
 
 describe('createMockTokenCounter (TOK-1)', () => {
   it('counts ⌈chars / 4⌉ per text, 3 per message and 3 per prompt by default', () => {
