@@ -27,7 +27,7 @@ export type {
 export type { Defaults } from './defaults.ts';
 export { DEFAULTS } from './defaults.ts';
 // Errors
-export type { ChatfoldErrorCode, ChatfoldErrorDetails } from './errors/chatfold-error.ts';
+export type { ChatfoldErrorCode, ChatfoldErrorDetails, ChatfoldErrorDetailsMap } from './errors/chatfold-error.ts';
 export { ChatfoldError } from './errors/chatfold-error.ts';
 // Reactive overflow (RT-3)
 export type { ContextOverflow, OverflowProvider } from './integrations/overflow.ts';

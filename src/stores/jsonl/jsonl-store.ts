@@ -8,6 +8,7 @@ import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
+import { checkJsonlOptions } from '../shared/store-options.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -505,13 +506,23 @@ function isSessionFile(value: unknown): value is SessionFile {
  * `cat` and `jq`, append-only, safe for several processes on one machine (ST-5). For several
  * machines sharing sessions, use `postgresStore`.
  *
- * @param dir - The directory; created on the first write.
- * @param options - See {@link JsonlStoreOptions}.
+ * @param options - `{ dir, fsync, … }` (see {@link JsonlStoreOptions}), or the directory alone;
+ *   the directory is created on the first write.
  * @returns A {@link Store}.
+ * @throws ChatfoldError `E_INVALID_OPTIONS` for a bad option.
  * @example
  * import { jsonlStore } from 'chatfold/jsonl';
- * const chatfold = createChatfold({ model: 'gpt-4o', store: jsonlStore('.chatfold/sessions') });
+ * const chatfold = createChatfold({ model: 'gpt-4o', store: jsonlStore({ dir: '.chatfold/sessions' }) });
  */
-export function jsonlStore(dir: string, options: JsonlStoreOptions = {}): JsonlStore {
-  return new JsonlStore(dir, options);
+export function jsonlStore(options: string | (JsonlStoreOptions & { readonly dir: string })): JsonlStore;
+/** @deprecated Pass one options object: `jsonlStore({ dir, ...options })`. */
+export function jsonlStore(dir: string, options: JsonlStoreOptions): JsonlStore;
+export function jsonlStore(
+  dirOrOptions: string | (JsonlStoreOptions & { readonly dir: string }),
+  options: JsonlStoreOptions = {},
+): JsonlStore {
+  const { dir, ...rest } = checkJsonlOptions(
+    typeof dirOrOptions === 'string' ? { dir: dirOrOptions, ...options } : dirOrOptions,
+  );
+  return new JsonlStore(dir, rest);
 }

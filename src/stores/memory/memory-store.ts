@@ -3,6 +3,7 @@ import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
+import { checkMemoryOptions } from '../shared/store-options.ts';
 import type {
   AppendRecord,
   FullStore,
@@ -256,5 +257,5 @@ export class MemoryStore implements Store {
  * const chatfold = createChatfold({ model: 'gpt-4o', store: memoryStore() });
  */
 export function memoryStore(options: { readonly now?: () => Date } = {}): FullStore {
-  return new MemoryStore(options);
+  return new MemoryStore(checkMemoryOptions(options));
 }

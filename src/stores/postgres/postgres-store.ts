@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { checkPostgresOptions } from '../shared/store-options.ts';
 import { SqlStore } from '../sql/sql-store.ts';
 import type { FullStore, Store } from '../types.ts';
 import { PgDriver, type PgPoolLike } from './pg-driver.ts';
@@ -59,14 +60,20 @@ export class PostgresStore extends SqlStore {
  * dependency `pg` (`E_MISSING_DEPENDENCY` when absent), or PGlite with no server at all.
  * Tables live in their own schema (default `chatfold`), created and migrated on first use.
  *
- * @param connection a connection string, a `pg` pool, or a PGlite instance.
- * @param options the schema name.
+ * @param options where to connect (a connection string, a `pg` pool, or a PGlite instance)
+ *   plus the schema name, in one object.
+ * @throws ChatfoldError `E_INVALID_OPTIONS` for a bad option.
  * @returns a {@link Store}; `close()` ends the pool it opened.
  * @example
  * import { postgresStore } from 'chatfold/postgres';
- * const store = postgresStore({ connectionString: process.env.DATABASE_URL! });
+ * const store = postgresStore({ connectionString: process.env.DATABASE_URL!, schema: 'chatfold' });
  * // no server: const store = postgresStore({ pglite: new PGlite('./chat-data') });
  */
-export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): FullStore {
-  return new PostgresStore(connection, options);
+export function postgresStore(
+  options: PostgresConnection & PostgresStoreOptions,
+  /** @deprecated put `schema` and `now` in the first object */
+  legacy: PostgresStoreOptions = {},
+): FullStore {
+  const merged = checkPostgresOptions({ ...options, ...legacy });
+  return new PostgresStore(merged, merged);
 }

@@ -1,3 +1,4 @@
+import { checkSqliteOptions } from '../shared/store-options.ts';
 import { SqlStore } from '../sql/sql-store.ts';
 import type { FullStore, Store } from '../types.ts';
 import { SqliteDriver } from './sqlite-driver.ts';
@@ -48,5 +49,5 @@ export class SqliteStore extends SqlStore {
  * const chatfold = createChatfold({ model: 'gpt-4o', store: sqliteStore('chat.db') });
  */
 export function sqliteStore(options: string | SqliteStoreOptions): FullStore {
-  return new SqliteStore(typeof options === 'string' ? { path: options } : options);
+  return new SqliteStore(checkSqliteOptions(typeof options === 'string' ? { path: options } : options));
 }
