@@ -16,7 +16,7 @@ export function CompactionsTable({ compactions }: { readonly compactions: readon
   if (compactions.length === 0) return <p class="muted">No compactions yet.</p>;
   return (
     <table class="compactions">
-      <caption>Compactions</caption>
+      <caption class="visually-hidden">Compactions</caption>
       <thead>
         <tr>
           <th scope="col">When</th>
