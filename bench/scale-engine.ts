@@ -59,10 +59,13 @@ export async function runEngine({
   size,
   tokenizer,
   repetitions,
+  trimMax = 10_000,
 }: {
   size: number;
   tokenizer: string;
   repetitions: number;
+  /** Largest session the trimming comparison runs on. */
+  trimMax?: number;
 }): Promise<EngineResult> {
   const messages = scaleSession(size);
   const bytes = messageBytes(messages);
@@ -156,7 +159,7 @@ export async function runEngine({
     peakRssMB: rssMB(),
   };
   // 4. LangChain.js trimMessages where it finishes in reasonable time (it is superlinear).
-  if (size > 10_000) return result;
+  if (size > trimMax) return result;
   const trimming = await compareTrimming({
     messages,
     counter,

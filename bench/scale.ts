@@ -15,6 +15,7 @@
  *
  *   node bench/scale.ts [--sizes 1000,10000,100000,1000000] [--tokenizer anthropic:claude]
  *     [--real-max 100000] [--stores memory,sqlite,postgres] [--series real,chars] [--reps 3]
+ *     [--trim-max 10000]   (largest session LangChain trimMessages runs on; it is superlinear)
  *
  * Writes bench/results/scale.json and prints markdown tables.
  */
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     stores: { type: 'string', default: 'memory,sqlite,postgres' },
     series: { type: 'string', default: 'real,chars' },
     reps: { type: 'string', default: '3' },
+    'trim-max': { type: 'string', default: '10000' },
     out: { type: 'string', default: 'scale.json' },
   },
 });
@@ -108,7 +110,10 @@ for (const name of (args.series ?? '').split(',')) {
     const common = ['--size', String(size), '--tokenizer', tokenizer];
     const reps = String(size >= 1_000_000 ? 1 : size >= 100_000 && name === 'real' ? 2 : Number(args.reps));
     try {
-      const engine = await child<EngineResult>(['--child', 'engine', ...common, '--reps', reps], heapMB);
+      const engine = await child<EngineResult>(
+        ['--child', 'engine', ...common, '--reps', reps, '--trim-max', String(args['trim-max'])],
+        heapMB,
+      );
       result.engine.push(engine);
       console.error(`[${name} ${size}] engine ${JSON.stringify(engine)}`);
     } catch (error) {
