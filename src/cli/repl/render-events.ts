@@ -102,6 +102,9 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
               ? style.green(`  ✓ ${compactionLine(event.report, event.durationMs)}`)
               : style.dim(`  · ${compactionLine(event.report, event.durationMs)}`),
           );
+          // Which trigger fired (seed 004: N messages OR K tokens), so the user can tune it.
+          if (event.report.compacted && event.mode !== 'manual')
+            noticeLine(style.dim(`    trigger: ${event.report.reason}`));
           break;
         case 'compaction-fallback':
           noticeLine(

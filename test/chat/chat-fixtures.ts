@@ -1,0 +1,89 @@
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** The CLI as users run it from a clone: Node runs the TypeScript entry directly. */
+export const CHATFOLD_ENTRY = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+
+/** ~1,300 tokens: a file the agent reads and edits (line N+1 ends in "teh lazy dog N"). */
+export const NOTES = `${Array.from({ length: 80 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over teh lazy dog ${i}`).join('\n')}\n`;
+
+/** ~800 tokens of prose with no numbers or paths (keeps extractive summaries short). */
+export const PROSE = Array.from(
+  { length: 40 },
+  () => 'We talked about the garden, the roses along the fence, and which plants need shade in summer.',
+).join(' ');
+
+/** What the scripted summarizer writes. */
+export const SUMMARY =
+  '## Context and goal\nThe user keeps describing the garden: roses along the fence, plants that need shade in summer.';
+
+/** A scratch home for one test: HOME and XDG folders, a workspace, a folder outside it. */
+export interface ChatHome {
+  readonly dir: string;
+  readonly workspace: string;
+  readonly outside: string;
+  readonly store: string;
+  readonly env: Record<string, string>;
+  /** Writes `.chatfold/agents/NAME.yaml` in the home (the project folder the CLI runs in). */
+  agent(name: string, yaml: string): string;
+}
+
+/** Creates a scratch home with a workspace holding notes.md and a symlink that leads outside. */
+export function chatHome(): ChatHome {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'chatfold-chat-')));
+  const workspace = path.join(dir, 'ws');
+  const outside = path.join(dir, 'outside');
+  mkdirSync(workspace);
+  mkdirSync(outside);
+  writeFileSync(path.join(workspace, 'notes.md'), NOTES);
+  writeFileSync(path.join(outside, 'secret.txt'), 'TOP SECRET\n');
+  symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'link-out'));
+  mkdirSync(path.join(dir, '.chatfold', 'agents'), { recursive: true });
+  return {
+    dir,
+    workspace,
+    outside,
+    store: path.join(dir, 'chat.db'),
+    env: {
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, '.config'),
+      XDG_DATA_HOME: path.join(dir, '.local', 'share'),
+      OPENAI_COMPATIBLE_API_KEY: 'test-key',
+      NO_COLOR: '1',
+      PATH: process.env.PATH ?? '',
+      TERM: 'xterm-256color',
+    },
+    agent(name, yaml) {
+      const file = path.join(dir, '.chatfold', 'agents', `${name}.yaml`);
+      writeFileSync(file, yaml);
+      return file;
+    },
+  };
+}
+
+/** An agent file for the fake provider with a given window and context section. */
+export function agentYaml(options: {
+  name: string;
+  baseURL: string;
+  window: number;
+  context: string;
+  tools?: string;
+}): string {
+  return `name: ${options.name}
+model:
+  provider: openai-compatible
+  name: gpt-4o
+  baseURL: ${options.baseURL}
+  maxInputTokens: ${options.window}
+  maxOutputTokens: 1000
+instructions: You are a careful assistant.
+tools: ${options.tools ?? '[read_file, write_file, edit_file, list_directory, search]'}
+context:
+${options.context
+  .trim()
+  .split('\n')
+  .map((line) => `  ${line.trim()}`)
+  .join('\n')}
+`;
+}
