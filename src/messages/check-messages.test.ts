@@ -136,6 +136,15 @@ describe('assertMessages (MSG-4)', () => {
     });
   });
 
+  it('applies the size limit of each call to messages it already checked', () => {
+    const message = user('x'.repeat(100));
+    expect(assertMessages([message], 'f')).toEqual([message]);
+    expect(error(() => assertMessages([message], 'f', { maxMessageChars: 50 }))).toMatchObject({
+      code: 'E_MESSAGE_TOO_LARGE',
+      details: { actual: 100, limit: 50 },
+    });
+  });
+
   it('accepts everywhere what normalizeMessages accepted, even over the default size limit', () => {
     const text = 'x'.repeat(DEFAULT_MAX_MESSAGE_CHARS + 10);
     const [message] = normalizeMessages([{ role: 'user', parts: [{ type: 'text', text }] }], {

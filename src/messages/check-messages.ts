@@ -8,9 +8,9 @@
  *
  * The rules are {@link messageSchema}'s. The check itself is a hand-written pass that
  * allocates nothing (zod would cost 4–16 µs a message on every call); a message object that
- * passed once is remembered (messages are immutable: their types are `readonly`, and token
- * counts are cached by object the same way), so a warm call costs one `WeakSet` lookup per
- * message. The schema words the error when a message fails.
+ * passed once is remembered with its size (messages are immutable: their types are
+ * `readonly`, and token counts are cached by object the same way), so a warm call costs one
+ * `WeakMap` lookup per message. The schema words the error when a message fails.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
@@ -27,14 +27,17 @@ export interface AssertMessagesOptions {
   readonly maxMessageChars?: number;
 }
 
-/** Message objects that passed the check (or came out of `normalizeMessages`). */
-const checked = new WeakSet<object>();
+/**
+ * Message objects that passed the check, with their size (0 for `normalizeMessages` output,
+ * already held to the caller's own limit), so a warm call still applies its size limit.
+ */
+const checked = new WeakMap<object, number>();
 
 /**
  * Checks that `value` is an array of well-formed neutral messages and returns it unchanged
  * (MSG-4). Shape only: structural rules (tool-call pairing, role order, duplicate ids, JSON
- * tool arguments) are {@link validate}'s. O(n) on first sight of each message object, one
- * `WeakSet` lookup per message after that.
+ * tool arguments) are `validate`'s. O(n) on first sight of each message object, one
+ * `WeakMap` lookup per message after that.
  *
  * @param value What the caller passed as messages.
  * @param fn The public function being called, named in the error (`'countTokens'`).
@@ -90,7 +93,7 @@ export function assertMessageInput(value: unknown, index: number, fn: string, ma
 
 /** Remembers a message as checked (`normalizeMessages` output: already checked, whatever its limit). */
 export function markChecked(message: Message): void {
-  checked.add(message);
+  checked.set(message, 0);
 }
 
 function checkOne(
@@ -100,8 +103,8 @@ function checkOne(
   limit: number,
   input: boolean,
 ): void {
-  if (!input && typeof value === 'object' && value !== null && checked.has(value)) return;
-  const result = messageFault(value, input);
+  const known = input || typeof value !== 'object' || value === null ? undefined : checked.get(value);
+  const result = known ?? messageFault(value, input);
   if (typeof result === 'number') {
     if (result > limit) {
       const where = index === undefined ? 'message' : `messages[${index}]`;
@@ -111,7 +114,7 @@ function checkOne(
         { function: fn, ...(index === undefined ? {} : { index }), actual: result, limit },
       );
     }
-    if (!input && limit <= DEFAULT_MAX_MESSAGE_CHARS) checked.add(value as object);
+    if (!input && known === undefined) checked.set(value as object, result);
     return;
   }
   throw describeFault(value, index, fn, input, result);
