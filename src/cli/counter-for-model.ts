@@ -13,9 +13,9 @@ import { warn } from './diagnostics.ts';
 export async function counterForModel(model: ResolvedModel): Promise<TokenCounter> {
   const open = /^open:(llama3|qwen3)$/.exec(model.tokenizer);
   if (open === null) return counterFor(model.tokenizer);
-  const { createOpenModelCounter } = await import('../integrations/open-models.ts');
+  const { createOpenModelTokenCounter } = await import('../integrations/open-models.ts');
   try {
-    return await createOpenModelCounter(open[1] as 'llama3' | 'qwen3');
+    return await createOpenModelTokenCounter(open[1] as 'llama3' | 'qwen3');
   } catch (error) {
     if (!ChatfoldError.hasCode(error, 'E_TOKENIZER')) throw error;
     const standIn = counterFor(model.tokenizer);

@@ -87,9 +87,9 @@ function templateTrimsContent(tokenizer: PretrainedTokenizer): boolean {
  * (each is 70–85 MB); loading takes about half a second.
  *
  * @example
- * const counter = await createOpenModelCounter('llama3');
+ * const counter = await createOpenModelTokenCounter('llama3');
  */
-export async function createOpenModelCounter(name: OpenModelTokenizer): Promise<TokenCounter> {
+export async function createOpenModelTokenCounter(name: OpenModelTokenizer): Promise<TokenCounter> {
   const load = LOADERS[name];
   if (load === undefined) {
     throw new ChatfoldError(

@@ -6,7 +6,7 @@
  * - `anthropic:claude` for Claude, `google:gemini` for Gemini and Gemma (Gemma 3 uses
  *   Gemini's vocabulary) — calibrated local estimates (TOK-4 counts exactly through the API);
  * - `open:llama3` for Llama 3.x and `open:qwen3` for Qwen 2.5 / 3 (the models' own
- *   tokenizers, loaded by `createOpenModelCounter` from `chatfold/open-models`, TOK-3);
+ *   tokenizers, loaded by `createOpenModelTokenCounter` from `chatfold/open-models`, TOK-3);
  * - `estimate:o200k_base` for DeepSeek and `estimate:cl100k_base` for Mistral: the encodings
  *   ai-tokenizer measured closest to those providers' counts (calibrated);
  * - else `chars/4`, approximate (TOK-7).

@@ -10,7 +10,7 @@ import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import { checkSessionId } from '../stores/shared/errors.ts';
 import { type FullStore, hasSessionCatalog, hasSettings, type Store } from '../stores/types.ts';
-import { createCalibratedCounter } from '../tokens/calibrated-counter.ts';
+import { createCalibratedTokenCounter } from '../tokens/calibrated-counter.ts';
 import { ChatfoldSession, type SessionConfig } from './session.ts';
 import type { Chatfold, ChatfoldOptions, Session } from './types.ts';
 
@@ -91,7 +91,7 @@ export function createChatfold<S extends Store = FullStore>(options: ChatfoldOpt
         session = (async () => {
           await learnedLoaded;
           if (hasSessionCatalog(store)) await store.ensureSession(sessionId);
-          const opened = new ChatfoldSession(sessionId, config, createCalibratedCounter(model.counter));
+          const opened = new ChatfoldSession(sessionId, config, createCalibratedTokenCounter(model.counter));
           await opened.open();
           return opened;
         })();

@@ -26,7 +26,7 @@ export interface CalibratedCounter extends TokenCounter {
  * a prompt that extends the last reported one counts as "reported usage + estimate of the
  * newer messages", which cannot drift far.
  */
-export function createCalibratedCounter(base: TokenCounter): CalibratedCounter {
+export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCounter {
   let ratio = 1;
   let last: { ids: string[]; inputTokens: number } | undefined;
   const scaled = (tokens: number): number => Math.ceil(tokens * ratio);

@@ -8,7 +8,7 @@ const counters = new Map<string, TokenCounter>();
 
 /**
  * Stand-ins for tokenizers that load asynchronously (`open:llama3`, `open:qwen3`: the models'
- * own tokenizers, from `createOpenModelCounter` in `chatfold/open-models`, TOK-3). Llama 3's
+ * own tokenizers, from `createOpenModelTokenCounter` in `chatfold/open-models`, TOK-3). Llama 3's
  * vocabulary extends cl100k_base, and ai-tokenizer measured Qwen closest to it, so until the
  * real tokenizer is loaded the count is a calibrated cl100k estimate.
  */

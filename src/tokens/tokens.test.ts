@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
-import { createCalibratedCounter } from './calibrated-counter.ts';
+import { createCalibratedTokenCounter } from './calibrated-counter.ts';
 import { countTokens } from './count-tokens.ts';
 import { createTokenCounter } from './create-token-counter.ts';
 import { tokenizerForModel } from './tokenizer-for-model.ts';
@@ -160,7 +160,7 @@ describe('chars/N fallback (TOK-7)', () => {
 
 describe('calibration (TOK-5)', () => {
   it('reports last usage + estimate of newer messages, and learns the ratio', () => {
-    const counter = createCalibratedCounter(createTokenCounter({ tokenizer: 'chars/4' }));
+    const counter = createCalibratedTokenCounter(createTokenCounter({ tokenizer: 'chars/4' }));
     const prompt = [text('a', 'x'.repeat(400)), text('b', 'y'.repeat(400))];
     const estimate = counter.count(prompt).total;
     counter.recordUsage(prompt, { inputTokens: Math.round(estimate * 1.2) });
@@ -172,7 +172,7 @@ describe('calibration (TOK-5)', () => {
   });
 
   it('corrects drift: repeated reports pull the ratio toward the truth, bounded', () => {
-    const counter = createCalibratedCounter(createTokenCounter({ tokenizer: 'chars/4' }));
+    const counter = createCalibratedTokenCounter(createTokenCounter({ tokenizer: 'chars/4' }));
     const prompt = [text('a', 'x'.repeat(4000))];
     const estimate = createTokenCounter({ tokenizer: 'chars/4' }).count(prompt).total;
     counter.recordUsage(prompt, { inputTokens: estimate });

@@ -44,3 +44,15 @@ export interface TokenCounter {
     options?: { readonly tools?: readonly ToolDefinition[]; readonly signal?: AbortSignal },
   ): Promise<TokenCount>;
 }
+
+/**
+ * A counter that can also count exactly through the provider (TOK-4): what
+ * `createAnthropicTokenCounter`, `createGeminiTokenCounter` and `createProviderTokenCounter`
+ * return. `compact()` and sessions ask `countExact` near a trigger and let it decide.
+ */
+export interface ExactTokenCounter extends TokenCounter {
+  countExact(
+    messages: readonly Message[],
+    options?: { readonly tools?: readonly ToolDefinition[]; readonly signal?: AbortSignal },
+  ): Promise<TokenCount>;
+}

@@ -2,8 +2,8 @@ import { importPeer } from '../../errors/import-peer.ts';
 import { toAnthropic } from '../../messages/anthropic.ts';
 import type { ToolDefinition } from '../../messages/types.ts';
 import { counterFor } from '../../tokens/count-tokens.ts';
-import type { TokenCounter } from '../../tokens/types.ts';
-import { createProviderCounter, type ProviderCounterOptions } from './provider-counter.ts';
+import type { ExactTokenCounter, TokenCounter } from '../../tokens/types.ts';
+import { createProviderTokenCounter, type ProviderCounterOptions } from './provider-counter.ts';
 
 /** The part of the official `@anthropic-ai/sdk` client chatfold uses. */
 export interface AnthropicCountClient {
@@ -54,7 +54,7 @@ const toAnthropicTools = (tools: readonly ToolDefinition[]) =>
  */
 export async function createAnthropicTokenCounter(
   options: AnthropicTokenCounterOptions,
-): Promise<TokenCounter> {
+): Promise<ExactTokenCounter> {
   let client = options.client;
   if (client === undefined) {
     const { default: Anthropic } = await importPeer(
@@ -68,7 +68,7 @@ export async function createAnthropicTokenCounter(
     }) as unknown as AnthropicCountClient;
   }
   const sdk = client;
-  return createProviderCounter(
+  return createProviderTokenCounter(
     'anthropic:count_tokens',
     async (messages, tools, signal) => {
       const request = toAnthropic(messages);

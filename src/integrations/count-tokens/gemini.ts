@@ -2,8 +2,8 @@ import { importPeer } from '../../errors/import-peer.ts';
 import { toGemini } from '../../messages/gemini.ts';
 import type { ToolDefinition } from '../../messages/types.ts';
 import { counterFor } from '../../tokens/count-tokens.ts';
-import type { TokenCounter } from '../../tokens/types.ts';
-import { createProviderCounter, type ProviderCounterOptions } from './provider-counter.ts';
+import type { ExactTokenCounter, TokenCounter } from '../../tokens/types.ts';
+import { createProviderTokenCounter, type ProviderCounterOptions } from './provider-counter.ts';
 
 /** The part of the official `@google/genai` client chatfold uses. */
 export interface GeminiCountClient {
@@ -55,7 +55,9 @@ const toFunctionDeclarations = (tools: readonly ToolDefinition[]) => [
  * const counter = await createGeminiTokenCounter({ model: 'gemini-2.5-pro' });
  * const { total } = await counter.countExact!(messages);
  */
-export async function createGeminiTokenCounter(options: GeminiTokenCounterOptions): Promise<TokenCounter> {
+export async function createGeminiTokenCounter(
+  options: GeminiTokenCounterOptions,
+): Promise<ExactTokenCounter> {
   let client = options.client;
   if (client === undefined) {
     const { GoogleGenAI } = await importPeer(
@@ -70,7 +72,7 @@ export async function createGeminiTokenCounter(options: GeminiTokenCounterOption
   }
   const sdk = client;
   const fallback = options.fallback ?? counterFor('google:gemini');
-  return createProviderCounter(
+  return createProviderTokenCounter(
     'google:count_tokens',
     async (messages, tools, signal) => {
       const { systemInstruction, contents } = toGemini(messages);

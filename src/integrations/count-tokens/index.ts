@@ -4,7 +4,7 @@ export type { GeminiCountClient, GeminiTokenCounterOptions } from './gemini.ts';
 export { createGeminiTokenCounter } from './gemini.ts';
 export type { CountFallback, ProviderCount, ProviderCounterOptions } from './provider-counter.ts';
 export {
-  createProviderCounter,
+  createProviderTokenCounter,
   DEFAULT_COUNT_CACHE_SIZE,
   DEFAULT_COUNT_TIMEOUT_MS,
 } from './provider-counter.ts';

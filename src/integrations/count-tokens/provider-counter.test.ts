@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildConversation } from '../../test/build-conversation.ts';
 import { counterFor } from '../../tokens/count-tokens.ts';
-import { type CountFallback, createProviderCounter, type ProviderCount } from './provider-counter.ts';
+import { type CountFallback, createProviderTokenCounter, type ProviderCount } from './provider-counter.ts';
 
 const messages = buildConversation().system('Be brief.').user('How many tokens is this?').build();
 const fallback = counterFor('anthropic:claude');
@@ -15,10 +15,10 @@ function recording(answer: (call: number, signal: AbortSignal) => Promise<number
   return { calls, request };
 }
 
-describe('createProviderCounter (TOK-4)', () => {
+describe('createProviderTokenCounter (TOK-4)', () => {
   it('reports the provider total as exact and spreads it over messages in proportion', async () => {
     const { request } = recording(async () => 1000);
-    const counter = createProviderCounter('test:count', request, { model: 'm', fallback });
+    const counter = createProviderTokenCounter('test:count', request, { model: 'm', fallback });
     const estimate = fallback.count(messages);
     const result = await counter.countExact?.(messages);
     expect(result).toMatchObject({ total: 1000, accuracy: 'exact', tokenizer: 'test:count' });
@@ -32,7 +32,7 @@ describe('createProviderCounter (TOK-4)', () => {
 
   it('caches by content (model, roles, parts, tools), not by object identity', async () => {
     const { calls, request } = recording(async (n) => 100 + n);
-    const counter = createProviderCounter('test:count', request, { model: 'm', fallback });
+    const counter = createProviderTokenCounter('test:count', request, { model: 'm', fallback });
     expect((await counter.countExact?.(messages))?.total).toBe(101);
     expect((await counter.countExact?.(structuredClone(messages)))?.total).toBe(101);
     const tools = [{ name: 'read', parameters: { type: 'object' } }];
@@ -50,7 +50,7 @@ describe('createProviderCounter (TOK-4)', () => {
   it('shares one request between concurrent identical counts and evicts the oldest beyond cacheSize', async () => {
     let release: (n: number) => void = () => {};
     const { calls, request } = recording(() => new Promise<number>((resolve) => (release = resolve)));
-    const counter = createProviderCounter('test:count', request, { model: 'm', fallback, cacheSize: 1 });
+    const counter = createProviderTokenCounter('test:count', request, { model: 'm', fallback, cacheSize: 1 });
     const both = Promise.all([counter.countExact?.(messages), counter.countExact?.(messages)]);
     release(55);
     expect((await both).map((r) => r?.total)).toEqual([55, 55]);
@@ -60,20 +60,24 @@ describe('createProviderCounter (TOK-4)', () => {
   it('falls back on failure, timeout or a nonsense total, reporting reason and accuracy', async () => {
     const fallbacks: CountFallback[] = [];
     const onFallback = (f: CountFallback) => fallbacks.push(f);
-    const failing = createProviderCounter('t', async () => Promise.reject(new Error('503 unavailable')), {
-      model: 'm',
-      fallback,
-      onFallback,
-    });
+    const failing = createProviderTokenCounter(
+      't',
+      async () => Promise.reject(new Error('503 unavailable')),
+      {
+        model: 'm',
+        fallback,
+        onFallback,
+      },
+    );
     expect(await failing.countExact?.(messages)).toEqual(fallback.count(messages));
-    const slow = createProviderCounter(
+    const slow = createProviderTokenCounter(
       't',
       (_m, _t, signal) =>
         new Promise<number>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
       { model: 'm', fallback, onFallback, timeoutMs: 20 },
     );
     expect((await slow.countExact?.(messages))?.accuracy).toBe('calibrated');
-    const nonsense = createProviderCounter('t', async () => -3, { model: 'm', fallback, onFallback });
+    const nonsense = createProviderTokenCounter('t', async () => -3, { model: 'm', fallback, onFallback });
     expect((await nonsense.countExact?.(messages))?.accuracy).toBe('calibrated');
     expect(fallbacks.map(({ reason, model, accuracy }) => ({ reason, model, accuracy }))).toEqual([
       { reason: '503 unavailable', model: 'm', accuracy: 'calibrated' },
@@ -84,7 +88,7 @@ describe('createProviderCounter (TOK-4)', () => {
 
   it("rejects when the caller's own signal aborts (no silent fallback)", async () => {
     const fallbacks: CountFallback[] = [];
-    const counter = createProviderCounter('t', () => new Promise<number>(() => {}), {
+    const counter = createProviderTokenCounter('t', () => new Promise<number>(() => {}), {
       model: 'm',
       fallback,
       onFallback: (f) => fallbacks.push(f),

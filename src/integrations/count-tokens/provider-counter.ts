@@ -1,6 +1,6 @@
 import { contentHash } from '../../messages/content-hash.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
-import type { TokenCount, TokenCounter } from '../../tokens/types.ts';
+import type { ExactTokenCounter, TokenCount, TokenCounter } from '../../tokens/types.ts';
 
 /** Default timeout of one count-tokens request (TOK-4). */
 export const DEFAULT_COUNT_TIMEOUT_MS = 5000;
@@ -51,7 +51,7 @@ const describeError = (error: unknown): string => (error instanceof Error ? erro
  * @param tokenizer - Id reported on exact counts, e.g. `anthropic:count_tokens`.
  * @param request - The provider call.
  */
-export function createProviderCounter(
+export function createProviderTokenCounter(
   tokenizer: string,
   request: ProviderCount,
   {
@@ -61,7 +61,7 @@ export function createProviderCounter(
     cacheSize = DEFAULT_COUNT_CACHE_SIZE,
     onFallback,
   }: ProviderCounterOptions,
-): TokenCounter {
+): ExactTokenCounter {
   const cache = new Map<string, number>();
   const inFlight = new Map<string, Promise<number>>();
 
