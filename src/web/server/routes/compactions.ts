@@ -5,7 +5,7 @@ import type { CompactionPreview } from '../../api-types.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
 import { regenerateSummary } from '../regenerate-summary.ts';
 import { requireSession, toWireCompaction } from '../session-view.ts';
-import { streamAgentEvents } from '../stream-events.ts';
+import { streamSessionRun } from '../stream-session-run.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 /** Longest custom instruction for the summarizer (SUM-3). */
@@ -68,30 +68,16 @@ export function compactionRoutes(deps: WebDeps): Hono {
       const sessionId = sessionIdParam(context);
       const body = await parseBody(context, summarizeBody);
       await requireSession(deps.store, sessionId);
-      const release = deps.pool.begin(sessionId);
-      try {
-        const agent = await deps.pool.agent(sessionId);
-        return streamAgentEvents(context, {
-          run: (signal) => agent.summarize({ ...instructionsOf(body), signal }),
-          gauge: () => deps.gauge(sessionId),
-          redact: deps.redact,
-          onEnd: release,
-        });
-      } catch (error) {
-        release();
-        throw error;
-      }
+      return streamSessionRun(context, deps, sessionId, (agent, signal) =>
+        agent.summarize({ ...instructionsOf(body), signal }),
+      );
     })
     .post('/:id/compactions/regenerate', async (context) => {
       const sessionId = sessionIdParam(context);
       const body = await parseBody(context, summarizeBody);
       await requireSession(deps.store, sessionId);
-      const release = deps.pool.begin(sessionId);
-      return streamAgentEvents(context, {
-        run: (signal) => regenerateSummary({ deps, sessionId, signal, ...instructionsOf(body) }),
-        gauge: () => deps.gauge(sessionId),
-        redact: deps.redact,
-        onEnd: release,
-      });
+      return streamSessionRun(context, deps, sessionId, (_agent, signal) =>
+        regenerateSummary({ deps, sessionId, signal, ...instructionsOf(body) }),
+      );
     });
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TITLE_KEY } from '../agent-pool.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
 import { requireSession } from '../session-view.ts';
-import { streamAgentEvents } from '../stream-events.ts';
+import { streamSessionRun } from '../stream-session-run.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 /** Longest user message the API takes (WEB-8: bounded requests). */
@@ -35,21 +35,11 @@ export function turnRoutes(deps: WebDeps): Hono {
     const sessionId = sessionIdParam(context);
     const { text } = await parseBody(context, turnBody);
     const info = await requireSession(deps.store, sessionId);
-    const release = deps.pool.begin(sessionId);
-    try {
-      const agent = await deps.pool.agent(sessionId);
-      if (typeof info.metadata?.[TITLE_KEY] !== 'string') {
-        await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
-      }
-      return streamAgentEvents(context, {
-        run: (signal) => agent.run(text, { signal }),
-        gauge: () => deps.gauge(sessionId),
-        redact: deps.redact,
-        onEnd: release,
-      });
-    } catch (error) {
-      release();
-      throw error;
-    }
+    const untitled = typeof info.metadata?.[TITLE_KEY] !== 'string';
+    return streamSessionRun(context, deps, sessionId, async function* (agent, signal) {
+      // The first message names an untitled session (only once the turn is accepted).
+      if (untitled) await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
+      yield* agent.run(text, { signal });
+    });
   });
 }

@@ -182,11 +182,7 @@ export function CompactionDialog({
       {phase.step === 'cancelled' && (
         <div class="stack">
           <p>Stopped. The history is unchanged.</p>
-          <div class="dialog-buttons">
-            <button type="button" onClick={onClose}>
-              Close
-            </button>
-          </div>
+          <CloseButton onClose={onClose} />
         </div>
       )}
       {phase.step === 'error' && (
@@ -205,6 +201,16 @@ export function CompactionDialog({
         </div>
       )}
     </Dialog>
+  );
+}
+
+function CloseButton({ onClose }: { readonly onClose: () => void }) {
+  return (
+    <div class="dialog-buttons">
+      <button type="button" onClick={onClose}>
+        Close
+      </button>
+    </div>
   );
 }
 
@@ -257,11 +263,7 @@ function ResultFacts({
           </blockquote>
         </figure>
       )}
-      <div class="dialog-buttons">
-        <button type="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
+      <CloseButton onClose={onClose} />
     </div>
   );
 }
