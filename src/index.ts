@@ -127,7 +127,7 @@ export type {
   WriteSnapshotResult,
 } from './stores/types.ts';
 export type { ProtectOptions } from './strategies/protect.ts';
-export type { StrategyOptions, StrategySpec } from './strategies/registry.ts';
+export type { BuiltInStrategyName, StrategyName, StrategyOptions, StrategySpec } from './strategies/registry.ts';
 // Trimming (STR-3): a tool-group-safe drop-in for LangChain's trimMessages
 export type {
   LangChainMessageClass,

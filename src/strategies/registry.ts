@@ -52,8 +52,22 @@ export interface StrategyRegistry {
   resolve(spec: StrategySpec, options?: StrategyOptions): Strategy[];
 }
 
+/** The built-in strategy and pipeline names (editors complete them; registered names work too). */
+export type BuiltInStrategyName =
+  | 'clip'
+  | 'supersede'
+  | 'mask'
+  | 'summarize'
+  | 'importance'
+  | 'truncate'
+  | 'hybrid'
+  | 'deterministic';
+
+/** A strategy name: a built-in one, or one you registered (`string & {}` keeps the built-in names in completions). */
+export type StrategyName = BuiltInStrategyName | (string & {});
+
 /** How callers name what to run: `'hybrid'`, a custom `Strategy`, or a list to run in order. */
-export type StrategySpec = string | Strategy | readonly (string | Strategy)[];
+export type StrategySpec = StrategyName | Strategy | readonly (StrategyName | Strategy)[];
 
 /** Creates a strategy registry holding the built-ins (STR-1..7) plus anything you register. */
 export function createStrategyRegistry(): StrategyRegistry {
