@@ -41,6 +41,8 @@ export const DEFAULTS = Object.freeze({
   summarizerRetryBaseMs: 30_000,
   /** Upper bound of the summarizer back-off (RT-4). */
   summarizerRetryMaxMs: 15 * 60_000,
+  /** Background compaction (issue 13) is queued when the prompt reaches this share of the budget. */
+  backgroundThreshold: 0.6,
   /** After an overflow error that reports no limit, the next window is this share of the current one (RT-3). */
   overflowShrink: 0.85,
 });

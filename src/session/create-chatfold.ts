@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CompactionQueue } from '../background/types.ts';
 import {
   type CompactionSettings,
   checkCompactionSettings,
@@ -30,6 +31,13 @@ const chatfoldOptionsSchema = z
       'close',
     ]).optional(),
     now: fn<() => Date>('a clock').optional(),
+    background: z
+      .object({
+        queue: withMethods<CompactionQueue>('a compaction queue', ['enqueue', 'work', 'close']),
+        threshold: z.number().gt(0).lt(1).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -13,6 +13,8 @@ export interface CompactionRun {
   readonly tools?: readonly ToolDefinition[];
   readonly instructions?: string;
   readonly signal?: AbortSignal;
+  /** False: no LLM call in this run (background compaction fits the prompt deterministically). */
+  readonly summarizerAllowed?: boolean;
 }
 
 /** The `planCompaction` options of one run: the session's settings plus this call's. */

@@ -2,6 +2,7 @@ import type { ContextEvaluation } from '../policy/evaluate-context.ts';
 import { contextStatus } from '../policy/status.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import type { PendingPlan } from './pending-plan.ts';
 import type { SessionProjection } from './session-projection.ts';
 import type { ChatfoldOptions, ContextBreakdown, SessionStatus } from './types.ts';
 
@@ -16,6 +17,7 @@ export function sessionStatus({
   evaluation,
   options,
   compactions,
+  pending,
 }: {
   sessionId: string;
   projection: SessionProjection;
@@ -23,6 +25,7 @@ export function sessionStatus({
   evaluation: ContextEvaluation;
   options: ChatfoldOptions;
   compactions: number;
+  pending?: PendingPlan | undefined;
 }): SessionStatus {
   const messages = projection.messages;
   const count = counter.count(messages);
@@ -72,5 +75,14 @@ export function sessionStatus({
     text: `${plural(projection.lastSeq, 'message')} in history (${summarized.toLocaleString('en-US')} summarized)`,
     compactions,
     breakdown,
+    ...(pending === undefined
+      ? {}
+      : {
+          pendingSummary: {
+            createdAt: pending.createdAt,
+            messagesSummarized: pending.plan.summary?.covers.count ?? 0,
+            tokensAfter: pending.plan.tokensAfter,
+          },
+        }),
   };
 }

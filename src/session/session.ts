@@ -21,6 +21,7 @@ import {
   stateAfterPlan,
 } from './compaction-state.ts';
 import { type CompactionRun, pick, planOptions } from './plan-options.ts';
+import { SessionBackground } from './session-background.ts';
 import { SessionEvents } from './session-events.ts';
 import { compactionRecords, historyEntries } from './session-history.ts';
 import { SessionProjection } from './session-projection.ts';
@@ -76,6 +77,7 @@ export class ChatfoldSession implements Session {
   readonly #projection: SessionProjection;
   readonly #queue = new CallQueue();
   readonly #events: SessionEvents;
+  readonly #backgroundJobs: SessionBackground;
   #state: SessionCompactionState = INITIAL_SESSION_STATE;
   #previousPrompt: readonly Message[] = [];
 
@@ -85,6 +87,13 @@ export class ChatfoldSession implements Session {
     this.#counter = counter;
     this.#projection = new SessionProjection(id, config.store);
     this.#events = new SessionEvents((event) => config.options.onEvent?.(event, id));
+    this.#backgroundJobs = new SessionBackground(
+      id,
+      config,
+      this.#projection,
+      (event) => this.#emit(event),
+      (operation, write) => this.#background(operation, write),
+    );
   }
 
   /** Loads the latest snapshot, the messages after it and the session's state (ST-6). */
@@ -183,6 +192,7 @@ export class ChatfoldSession implements Session {
         evaluation: this.#evaluate(this.#window(), options.tools),
         options,
         compactions,
+        pending: this.#backgroundJobs.isEnabled ? await this.#backgroundJobs.pending() : undefined,
       });
     });
   }
@@ -196,6 +206,28 @@ export class ChatfoldSession implements Session {
     if (hasSnapshotHistory(store)) return compactionRecords(await store.snapshots(this.id, 'summary'));
     const latest = await store.latestSnapshot(this.id, 'summary');
     return compactionRecords(latest === undefined ? [] : [latest]);
+  }
+
+  precompact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionPlan> {
+    return this.#queue.run(async () => {
+      await this.#projection.sync();
+      const config = this.#config.options;
+      const outcome = await runPlanner(this.#projection.messages, {
+        ...this.#planOptions(
+          {
+            mode: 'manual',
+            window: this.#window(),
+            ...pick({}, config),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          },
+          true,
+        ),
+        ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
+        onEvent: (event) => this.#emit(event),
+      });
+      await this.#backgroundJobs.store(outcome.plan);
+      return outcome.plan;
+    }, options.signal);
   }
 
   on(listener: (event: SessionEvent) => void): () => void;
@@ -285,33 +317,47 @@ export class ChatfoldSession implements Session {
     ) {
       mode = 'auto';
     }
-    let report: CompactionReport;
+    const tokens = this.#counter.count(this.#projection.messages).total;
+    const idle = (reason: string): CompactionReport => ({
+      compacted: false,
+      cancelled: false,
+      mode: 'auto',
+      reason,
+      ...(provider === undefined ? {} : { provider }),
+      budget: evaluation.budget,
+      target: evaluation.target,
+      tokensBefore: tokens,
+      tokensAfter: tokens,
+      messagesBefore: this.#projection.messages.length,
+      messagesAfter: this.#projection.messages.length,
+      tokenizer: this.#counter.tokenizer,
+      accuracy: this.#counter.accuracy,
+      stages: [],
+      fallbacks: [],
+      warnings: [],
+    });
+    let report: CompactionReport | undefined;
+    let summarizerAllowed = true;
+    if (mode === 'auto' && this.#backgroundJobs.isEnabled) {
+      // Issue 13: the plan a worker prepared applies with no model call; while it is still being
+      // written and the prompt fits, the prompt goes as is; over the budget, fit it now without an LLM.
+      report = await this.#backgroundJobs.apply(this.#counter);
+      if (report === undefined && decision.trigger !== 'overflow') {
+        this.#emit({ type: 'background-waiting', tokens, budget: evaluation.budget.messages });
+        report = idle('a background summary is being prepared; the prompt fits until it is ready');
+      }
+      summarizerAllowed = false;
+      if (report !== undefined) mode = undefined;
+    }
     if (mode === undefined) {
-      const tokens = this.#counter.count(this.#projection.messages).total;
-      report = {
-        compacted: false,
-        cancelled: false,
-        mode: 'auto',
-        reason: decision.shouldCompact
-          ? 'waiting after a stalled or failed compaction (TRG-5)'
-          : decision.reason,
-        ...(provider === undefined ? {} : { provider }),
-        budget: evaluation.budget,
-        target: evaluation.target,
-        tokensBefore: tokens,
-        tokensAfter: tokens,
-        messagesBefore: this.#projection.messages.length,
-        messagesAfter: this.#projection.messages.length,
-        tokenizer: this.#counter.tokenizer,
-        accuracy: this.#counter.accuracy,
-        stages: [],
-        fallbacks: [],
-        warnings: [],
-      };
+      report ??= idle(
+        decision.shouldCompact ? 'waiting after a stalled or failed compaction (TRG-5)' : decision.reason,
+      );
     } else {
       const outcome = await this.#compact({
         mode,
         window,
+        summarizerAllowed,
         ...(provider === undefined ? {} : { provider }),
         ...(tools === undefined ? {} : { tools }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -327,6 +373,7 @@ export class ChatfoldSession implements Session {
       }
       report = reportOf(outcome.plan);
     }
+    this.#backgroundJobs.request(report.tokensAfter, evaluation.budget.messages);
     const messages = [...this.#projection.messages];
     const cachedPrefixTokens = sharedPrefixTokens(this.#previousPrompt, messages, this.#counter);
     this.#previousPrompt = messages;
@@ -355,7 +402,7 @@ export class ChatfoldSession implements Session {
 
   async #compact(run: CompactionRun): Promise<CompactOutcome> {
     const config = this.#config.options;
-    const options = this.#planOptions(run, true);
+    const options = this.#planOptions(run, run.summarizerAllowed !== false);
     const started = performance.now();
     let plan: CompactionPlan;
     try {

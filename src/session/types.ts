@@ -1,3 +1,4 @@
+import type { CompactionQueue } from '../background/types.ts';
 import type { CompactionSettings } from '../compaction/options.ts';
 import type {
   CompactionEvent,
@@ -24,6 +25,15 @@ export interface ChatfoldOptions<S extends Store = FullStore> extends Omit<Compa
   readonly now?: () => Date;
   /** Every session's events, with the session id (the same events as `session.on`). */
   readonly onEvent?: (event: SessionEvent, sessionId: string) => void;
+  /**
+   * Compaction off the request path (issue 13): past `threshold` of the budget (default
+   * `DEFAULTS.backgroundThreshold`) a session queues a job; a worker (`runCompactionWorker`,
+   * `chatfold worker`) calls `session.precompact()`, which stores a plan with the LLM summary;
+   * when the trigger fires, `prepare()` applies it with no model call. A request never waits
+   * for a summarizer: while the job runs and the prompt fits, it is sent as is; over the
+   * budget, the deterministic path fits it now.
+   */
+  readonly background?: { readonly queue: CompactionQueue; readonly threshold?: number };
 }
 
 /** What {@link Session.prepare} takes. */
@@ -124,6 +134,12 @@ export interface SessionStatus extends ContextStatus {
   readonly compactions: number;
   /** Where the window goes (WEB-2 gauge breakdown, `/context`), in tokens. */
   readonly breakdown: ContextBreakdown;
+  /** A background summary ready to apply when the trigger fires ("summary ready, will apply at 80 %"). */
+  readonly pendingSummary?: {
+    readonly createdAt: string;
+    readonly messagesSummarized: number;
+    readonly tokensAfter: number;
+  };
 }
 
 /** The context window split by what uses it; the parts add up to the window. */
@@ -148,6 +164,14 @@ export type SessionEvent =
   | { readonly type: 'window-learned'; readonly window: number }
   /** A background write failed (learned window, session state); the call itself went on. */
   | { readonly type: 'store-error'; readonly operation: string; readonly error: unknown }
+  /** This session passed the early threshold and queued a background compaction. */
+  | { readonly type: 'background-queued'; readonly tokens: number; readonly threshold: number }
+  /** A background plan was stored for this session (by a worker, maybe in another process). */
+  | { readonly type: 'background-ready'; readonly report: CompactionReport }
+  /** The trigger fired and the background plan was applied, with no model call. */
+  | { readonly type: 'background-applied'; readonly report: CompactionReport }
+  /** The trigger fired while the background summary is still being written; the prompt fits, so it waits. */
+  | { readonly type: 'background-waiting'; readonly tokens: number; readonly budget: number }
   /** A listener threw; other listeners still got the event. */
   | { readonly type: 'listener-error'; readonly eventType: string; readonly error: unknown };
 
@@ -170,6 +194,11 @@ export interface Session {
   history(query?: HistoryQuery): Promise<readonly HistoryEntry[]>;
   /** Compactions persisted for this session, oldest first. */
   compactions(): Promise<readonly CompactionRecord[]>;
+  /**
+   * Computes a compaction plan with the LLM summary and stores it as this session's pending
+   * plan, without applying it (what a background worker runs, issue 13).
+   */
+  precompact(options?: { readonly signal?: AbortSignal }): Promise<CompactionPlan>;
   /**
    * Subscribes to every event, or to one type (`on('compaction-end', fn)`); returns the
    * unsubscribe function. A listener that throws never fails the session's call.

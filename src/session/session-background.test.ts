@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { CompactionJob, CompactionQueue } from '../background/types.ts';
+import type { Message } from '../messages/types.ts';
+import { validate } from '../messages/validate.ts';
+import { memoryStore } from '../stores/memory/index.ts';
+import { buildConversation } from '../test/build-conversation.ts';
+import { createChatfold } from './create-chatfold.ts';
+import type { SessionEvent } from './types.ts';
+
+/** A queue that only records jobs; the test plays the worker. */
+function recordingQueue(): CompactionQueue & { jobs: CompactionJob[] } {
+  const jobs: CompactionJob[] = [];
+  return {
+    kind: 'recording',
+    jobs,
+    async enqueue(job) {
+      if (jobs.some((queued) => queued.sessionId === job.sessionId)) return false;
+      jobs.push(job);
+      return true;
+    },
+    async work() {
+      return async () => undefined;
+    },
+    async close() {},
+  };
+}
+
+function turns(from: number, count: number): Message[] {
+  const builder = buildConversation();
+  for (let i = from; i < from + count; i++) {
+    builder.user(`Question ${i}: ${'tell me more about the river deltas of the world. '.repeat(6)}`);
+    builder.assistant(
+      `Answer ${i}: ${'deltas form where rivers meet slower water and drop sediment. '.repeat(8)}`,
+    );
+  }
+  return builder.build().map((message) => ({ ...message, id: `t${from}_${message.id}` }));
+}
+
+const SUMMARY = 'The user asked about river deltas; the assistant explained sediment deposition in detail.';
+
+describe('background compaction, session side (issue 13)', () => {
+  it('queues past the early threshold, applies the worker plan at the trigger with no model call', async () => {
+    const store = memoryStore();
+    const queue = recordingQueue();
+    let summarizerCalls = 0;
+    const options = {
+      window: 16_000,
+      store,
+      background: { queue },
+      summarizer: async () => {
+        summarizerCalls++;
+        return SUMMARY;
+      },
+    };
+    const server = createChatfold(options);
+    const session = await server.session('s');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    let turn = 0;
+    // Grow to the early threshold (60 %): a job is queued, the prompt is sent as is.
+    while (queue.jobs.length === 0) {
+      await session.append(turns(turn++, 1));
+      const { report } = await session.prepare();
+      expect(report.compacted).toBe(false);
+    }
+    expect(events.some((event) => event.type === 'background-queued')).toBe(true);
+    // A worker (another chatfold on the same store) computes the plan with the LLM summary.
+    const worker = await createChatfold(options).session('s');
+    const plan = await worker.precompact();
+    expect(plan.summary?.source).toBe('llm');
+    expect(summarizerCalls).toBe(1);
+    expect((await session.status()).pendingSummary?.messagesSummarized).toBeGreaterThan(0);
+    // The conversation goes on to the 80 % trigger: the plan applies, no model call on the request path.
+    let applied = false;
+    while (!applied) {
+      await session.append(turns(turn++, 1));
+      const prepared = await session.prepare();
+      expect(prepared.tokens).toBeLessThanOrEqual(16_000);
+      expect(validate(prepared.messages)).toEqual([]);
+      applied = prepared.report.compacted;
+    }
+    expect(summarizerCalls).toBe(1);
+    expect(events.some((event) => event.type === 'background-applied')).toBe(true);
+    expect(
+      (await session.prepare()).messages.some((message) => JSON.stringify(message).includes(SUMMARY)),
+    ).toBe(true);
+    expect((await session.status()).pendingSummary).toBeUndefined();
+    // Resume from the store: the applied plan is the snapshot.
+    const resumed = await createChatfold(options).session('s');
+    expect((await resumed.prepare()).messages).toEqual((await session.prepare()).messages);
+  });
+
+  it('never waits for a summarizer: without a plan it sends a fitting prompt as is, and fits an overflowing one without an LLM', async () => {
+    const queue = recordingQueue();
+    let summarizerCalls = 0;
+    const chatfold = createChatfold({
+      window: 16_000,
+      background: { queue },
+      summarizer: async () => {
+        summarizerCalls++;
+        return SUMMARY;
+      },
+    });
+    const session = await chatfold.session('w');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    let turn = 0;
+    let compacted = false;
+    while (!compacted) {
+      await session.append(turns(turn++, 1));
+      const prepared = await session.prepare();
+      expect(prepared.tokens).toBeLessThanOrEqual(16_000);
+      compacted = prepared.report.compacted;
+    }
+    expect(events.some((event) => event.type === 'background-waiting')).toBe(true);
+    expect(summarizerCalls).toBe(0); // the overflow was fitted deterministically
+  });
+});
