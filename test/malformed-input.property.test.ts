@@ -57,6 +57,7 @@ interface Target {
 }
 
 const sendable = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+const cl100k = createTokenCounter({ tokenizer: 'openai:cl100k_base' });
 
 const TARGETS: readonly Target[] = [
   { name: 'countTokens', run: (input) => countTokens(input as Message[]) },
@@ -64,10 +65,7 @@ const TARGETS: readonly Target[] = [
   { name: 'counter.count', run: (input) => counterFor('anthropic:claude').count(input as Message[]) },
   {
     name: 'counter.countMessage',
-    run: (input) =>
-      createTokenCounter({ tokenizer: 'openai:cl100k_base' }).countMessage(
-        (Array.isArray(input) ? input[0] : input) as Message,
-      ),
+    run: (input) => cl100k.countMessage((Array.isArray(input) ? input[0] : input) as Message),
   },
   { name: 'validate', run: (input) => validate(input as Message[]) },
   { name: 'validate (anthropic)', run: (input) => validate(input as Message[], { provider: 'anthropic' }) },
