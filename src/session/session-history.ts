@@ -1,7 +1,13 @@
 import type { Message } from '../messages/types.ts';
 import { searchableText } from '../stores/shared/message-text.ts';
 import { searchRows } from '../stores/shared/query-rows.ts';
-import { hasSearch, type Snapshot, type Store, type StoredMessage } from '../stores/types.ts';
+import {
+  hasSearch,
+  hasSnapshotHistory,
+  type Snapshot,
+  type Store,
+  type StoredMessage,
+} from '../stores/types.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import type { SessionProjection } from './session-projection.ts';
 import { readSnapshotContent } from './snapshot-content.ts';
@@ -89,4 +95,24 @@ async function searchWithoutIndex(
     ...(query.limit === undefined ? {} : { limit: query.limit }),
     ...(query.beforeSeq === undefined ? {} : { beforeSeq: query.beforeSeq }),
   });
+}
+
+/** Every persisted compaction of a session (only the latest when the store keeps no history). */
+export async function sessionCompactions(
+  store: Store,
+  sessionId: string,
+): Promise<readonly CompactionRecord[]> {
+  if (hasSnapshotHistory(store)) return compactionRecords(await store.snapshots(sessionId, 'summary'));
+  const latest = await store.latestSnapshot(sessionId, 'summary');
+  return compactionRecords(latest === undefined ? [] : [latest]);
+}
+
+/** How many compactions a session has persisted. */
+export async function compactionCount(
+  store: Store,
+  sessionId: string,
+  projection: SessionProjection,
+): Promise<number> {
+  if (hasSnapshotHistory(store)) return (await store.snapshots(sessionId, 'summary')).length;
+  return projection.snapshot === undefined ? 0 : 1;
 }

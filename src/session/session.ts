@@ -3,11 +3,9 @@ import { measureContext } from '../compaction/measure-context.ts';
 import type { CompactOptions } from '../compaction/options.ts';
 import { reportOf, runPlanner } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
-import { hasDerivedId, normalizeMessages } from '../messages/normalize.ts';
-import type { JsonValue, Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
-import { evaluateContext } from '../policy/evaluate-context.ts';
-import { windowAfterOverflow } from '../policy/overflow-window.ts';
-import { hasSettings, hasSnapshotHistory, type Store } from '../stores/types.ts';
+import { normalizeMessages } from '../messages/normalize.ts';
+import type { JsonValue, Message, MessageInput, ToolDefinition } from '../messages/types.ts';
+import { hasSettings, type Store } from '../stores/types.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
 import { CallQueue } from './call-queue.ts';
@@ -21,9 +19,10 @@ import {
   stateAfterPlan,
 } from './compaction-state.ts';
 import { type CompactionRun, pick, planOptions } from './plan-options.ts';
+import { evaluateSession, idleReport, learnWindow, withSessionIds } from './prepare-helpers.ts';
 import { SessionBackground } from './session-background.ts';
 import { SessionEvents } from './session-events.ts';
-import { compactionRecords, historyEntries } from './session-history.ts';
+import { compactionCount, historyEntries, sessionCompactions } from './session-history.ts';
 import { SessionProjection } from './session-projection.ts';
 import { sessionStatus } from './session-status.ts';
 import type {
@@ -111,16 +110,7 @@ export class ChatfoldSession implements Session {
   append(input: MessageInput | readonly MessageInput[]): Promise<readonly Message[]> {
     return this.#queue.run(async () => {
       const inputs: readonly MessageInput[] = Array.isArray(input) ? input : [input as MessageInput];
-      // Ids derived from content would make two identical turns ("yes") one row: a session
-      // gives every message without an id of its own (or with one a converter derived) its own.
-      const withIds = inputs.map((message) =>
-        typeof message === 'object' &&
-        message !== null &&
-        (message.id === undefined || hasDerivedId(message as Message))
-          ? { ...message, id: `msg_${globalThis.crypto.randomUUID().replaceAll('-', '')}` }
-          : message,
-      );
-      const messages = normalizeMessages(withIds, { now: this.#config.now });
+      const messages = normalizeMessages(withSessionIds(inputs), { now: this.#config.now });
       const rows = await this.#config.store.append(
         this.id,
         messages.map((message) => ({
@@ -184,7 +174,7 @@ export class ChatfoldSession implements Session {
     return this.#queue.run(async () => {
       await this.#projection.sync();
       const options = this.#config.options;
-      const compactions = await this.#compactionCount();
+      const compactions = await compactionCount(this.#config.store, this.id, this.#projection);
       return sessionStatus({
         sessionId: this.id,
         projection: this.#projection,
@@ -202,10 +192,7 @@ export class ChatfoldSession implements Session {
   }
 
   async compactions(): Promise<readonly CompactionRecord[]> {
-    const store = this.#config.store;
-    if (hasSnapshotHistory(store)) return compactionRecords(await store.snapshots(this.id, 'summary'));
-    const latest = await store.latestSnapshot(this.id, 'summary');
-    return compactionRecords(latest === undefined ? [] : [latest]);
+    return sessionCompactions(this.#config.store, this.id);
   }
 
   precompact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionPlan> {
@@ -254,36 +241,18 @@ export class ChatfoldSession implements Session {
   }
 
   #window(overflow?: PrepareOptions['overflow']): number {
-    const learned = this.#config.learnedWindow;
-    const current = Math.min(this.#config.window, learned.value ?? Number.POSITIVE_INFINITY);
-    if (overflow === undefined) return current;
-    if (overflow.actual !== undefined && this.#previousPrompt.length > 0) {
-      // The provider counted the rejected prompt: calibrate the counter on it (TOK-5).
-      this.#counter.recordUsage(this.#previousPrompt, { inputTokens: overflow.actual });
-    }
-    const next = windowAfterOverflow(current, overflow, { calibrated: this.#previousPrompt.length > 0 });
-    if (next < current || learned.value === undefined) {
-      learned.value = next;
-      this.#emit({ type: 'window-learned', window: next });
-      this.#background('learned-window', this.#config.onLearnedWindow(next));
-    }
-    return next;
+    return learnWindow(this.#config, overflow, {
+      counter: this.#counter,
+      previousPrompt: this.#previousPrompt,
+      onLearned: (window) => {
+        this.#emit({ type: 'window-learned', window });
+        this.#background('learned-window', this.#config.onLearnedWindow(window));
+      },
+    });
   }
 
   #evaluate(window: number, tools: readonly ToolDefinition[] | undefined, tokens?: number) {
-    return evaluateContext(
-      {
-        window,
-        ...(this.#config.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: this.#config.maxOutputTokens }),
-        accuracy: this.#counter.accuracy,
-        toolTokens: tools?.length ? this.#counter.count([], { tools }).tools : 0,
-        tokens: tokens ?? this.#counter.count(this.#projection.messages).total,
-        messagesSinceCompaction: this.#projection.sinceCompaction,
-      },
-      this.#config.options,
-    );
+    return evaluateSession(this.#config, this.#counter, this.#projection, { window, tools, tokens });
   }
 
   async #prepare(
@@ -318,24 +287,15 @@ export class ChatfoldSession implements Session {
       mode = 'auto';
     }
     const tokens = this.#counter.count(this.#projection.messages).total;
-    const idle = (reason: string): CompactionReport => ({
-      compacted: false,
-      cancelled: false,
-      mode: 'auto',
-      reason,
-      ...(provider === undefined ? {} : { provider }),
-      budget: evaluation.budget,
-      target: evaluation.target,
-      tokensBefore: tokens,
-      tokensAfter: tokens,
-      messagesBefore: this.#projection.messages.length,
-      messagesAfter: this.#projection.messages.length,
-      tokenizer: this.#counter.tokenizer,
-      accuracy: this.#counter.accuracy,
-      stages: [],
-      fallbacks: [],
-      warnings: [],
-    });
+    const idle = (reason: string): CompactionReport =>
+      idleReport({
+        reason,
+        evaluation,
+        tokens,
+        messages: this.#projection.messages.length,
+        counter: this.#counter,
+        ...(provider === undefined ? {} : { provider }),
+      });
     let report: CompactionReport | undefined;
     let summarizerAllowed = true;
     if (mode === 'auto' && this.#backgroundJobs.isEnabled) {
@@ -453,11 +413,5 @@ export class ChatfoldSession implements Session {
       'session-state',
       store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
     );
-  }
-
-  async #compactionCount(): Promise<number> {
-    const store = this.#config.store;
-    if (hasSnapshotHistory(store)) return (await store.snapshots(this.id, 'summary')).length;
-    return this.#projection.snapshot === undefined ? 0 : 1;
   }
 }

@@ -1,0 +1,108 @@
+import type { CompactionReport } from '../compaction/types.ts';
+import { hasDerivedId } from '../messages/normalize.ts';
+import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
+import { type ContextEvaluation, evaluateContext } from '../policy/evaluate-context.ts';
+import { windowAfterOverflow } from '../policy/overflow-window.ts';
+import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
+import type { TokenCounter } from '../tokens/types.ts';
+import type { SessionConfig } from './session.ts';
+import type { SessionProjection } from './session-projection.ts';
+
+/**
+ * Ids derived from content would make two identical turns ("yes") one row: a session gives
+ * every message without an id of its own (or with one a converter derived) its own.
+ */
+export function withSessionIds(inputs: readonly MessageInput[]): MessageInput[] {
+  return inputs.map((message) =>
+    typeof message === 'object' &&
+    message !== null &&
+    (message.id === undefined || hasDerivedId(message as Message))
+      ? { ...message, id: `msg_${globalThis.crypto.randomUUID().replaceAll('-', '')}` }
+      : message,
+  );
+}
+
+/** The report of a `prepare()` that did not compact, and why. */
+export function idleReport({
+  reason,
+  evaluation,
+  tokens,
+  messages,
+  counter,
+  provider,
+}: {
+  reason: string;
+  evaluation: ContextEvaluation;
+  tokens: number;
+  messages: number;
+  counter: TokenCounter;
+  provider?: Provider;
+}): CompactionReport {
+  return {
+    compacted: false,
+    cancelled: false,
+    mode: 'auto',
+    reason,
+    ...(provider === undefined ? {} : { provider }),
+    budget: evaluation.budget,
+    target: evaluation.target,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    messagesBefore: messages,
+    messagesAfter: messages,
+    tokenizer: counter.tokenizer,
+    accuracy: counter.accuracy,
+    stages: [],
+    fallbacks: [],
+    warnings: [],
+  };
+}
+
+/**
+ * The window for the next prompt: the model's, or a smaller one learned from an overflow
+ * error (RT-3). A new overflow calibrates the counter on the size the provider reported
+ * (TOK-5) and, when it shrinks the window, calls `onLearned`.
+ */
+export function learnWindow(
+  config: SessionConfig,
+  overflow: { readonly limit?: number | undefined; readonly actual?: number | undefined } | undefined,
+  session: {
+    counter: CalibratedCounter;
+    previousPrompt: readonly Message[];
+    onLearned: (window: number) => void;
+  },
+): number {
+  const learned = config.learnedWindow;
+  const current = Math.min(config.window, learned.value ?? Number.POSITIVE_INFINITY);
+  if (overflow === undefined) return current;
+  const calibrated = session.previousPrompt.length > 0;
+  if (overflow.actual !== undefined && calibrated) {
+    session.counter.recordUsage(session.previousPrompt, { inputTokens: overflow.actual });
+  }
+  const next = windowAfterOverflow(current, overflow, { calibrated });
+  if (next < current || learned.value === undefined) {
+    learned.value = next;
+    session.onLearned(next);
+  }
+  return next;
+}
+
+/** The one policy evaluation (TRG-1..4) for a session's projection. */
+export function evaluateSession(
+  config: SessionConfig,
+  counter: TokenCounter,
+  projection: SessionProjection,
+  run: { window: number; tools: readonly ToolDefinition[] | undefined; tokens: number | undefined },
+): ContextEvaluation {
+  return evaluateContext(
+    {
+      window: run.window,
+      ...(config.maxOutputTokens === undefined ? {} : { maxOutputTokens: config.maxOutputTokens }),
+      accuracy: counter.accuracy,
+      toolTokens: run.tools?.length ? counter.count([], { tools: run.tools }).tools : 0,
+      tokens: run.tokens ?? counter.count(projection.messages).total,
+      messagesSinceCompaction: projection.sinceCompaction,
+    },
+    config.options,
+  );
+}
