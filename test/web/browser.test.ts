@@ -97,8 +97,10 @@ async function openPage(url: string): Promise<Page> {
 const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(ARTIFACTS, name) });
 
 async function newChat(): Promise<string> {
+  const before = page.url();
   await page.getByRole('button', { name: 'New chat' }).click();
-  await page.waitForURL(/#\/s\/[^/]+$/);
+  await page.waitForURL((url) => /#\/s\/[^/]+$/.test(url.hash) && url.href !== before);
+  await page.getByRole('heading', { level: 1, name: 'New chat' }).waitFor();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   return decodeURIComponent(/#\/s\/([^/]+)$/.exec(page.url())?.[1] ?? '');
 }
@@ -292,6 +294,10 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(state.level).toBe('ok');
       await page.getByRole('region', { name: 'Summary of earlier messages' }).waitFor();
       await shot('04-auto-compaction.png');
+      // Right after the compaction and after a reload alike (WEB-2).
+      await page.reload();
+      await page.getByRole('region', { name: 'Summary of earlier messages' }).waitFor();
+      expect(await gauge()).toEqual(state);
     });
 
     it('summarizes on request: cancel, confirm, progress, result (WEB-5)', async () => {

@@ -48,6 +48,8 @@ describe('turns API (WEB-1)', () => {
     expect(view.session.title).toBe('Hello **world**, tell me more');
     expect(view.gauge.messagesInHistory).toBe(3); // system prompt, user, assistant
     expect(view.gauge.breakdown.find((item) => item.key === 'system')?.tokens).toBeGreaterThan(0);
+    // The breakdown covers the whole window (WEB-2).
+    expect(view.gauge.breakdown.reduce((sum, item) => sum + item.tokens, 0)).toBe(view.gauge.window);
   });
 
   it('refuses empty, oversized and malformed turns with 400', async () => {
