@@ -64,7 +64,8 @@ export function extraKeys(
   return entries.length === 0 ? undefined : (Object.fromEntries(entries) as Record<string, JsonValue>);
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at a schema issue's path in the input (what was received). */
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {
     if (typeof value !== 'object' || value === null) return undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { valueAt } from '../messages/provider-input.ts';
 
 /** A value zod cannot describe but we can check: a function, an object with methods. */
 export const fn = <T>(what: string) =>
@@ -21,15 +22,6 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return typeof value;
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }
 
 /**
