@@ -48,6 +48,8 @@ export type {
 export { fromAnthropic, toAnthropic } from './messages/anthropic.ts';
 export type { CacheBreakpointOptions } from './messages/anthropic-cache.ts';
 export { withCacheBreakpoints } from './messages/anthropic-cache.ts';
+export type { AssertMessagesOptions } from './messages/check-messages.ts';
+export { assertMessages } from './messages/check-messages.ts';
 export type {
   ClaudeCodeCompaction,
   ClaudeCodeImport,
@@ -127,7 +129,12 @@ export type {
   WriteSnapshotResult,
 } from './stores/types.ts';
 export type { ProtectOptions } from './strategies/protect.ts';
-export type { BuiltInStrategyName, StrategyName, StrategyOptions, StrategySpec } from './strategies/registry.ts';
+export type {
+  BuiltInStrategyName,
+  StrategyName,
+  StrategyOptions,
+  StrategySpec,
+} from './strategies/registry.ts';
 // Trimming (STR-3): a tool-group-safe drop-in for LangChain's trimMessages
 export type {
   LangChainMessageClass,

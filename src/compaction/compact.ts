@@ -1,3 +1,4 @@
+import { assertMessages } from '../messages/check-messages.ts';
 import type { Message } from '../messages/types.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
@@ -32,6 +33,8 @@ export async function compact(
   messages: readonly Message[],
   options: CompactOptions = {},
 ): Promise<CompactResult> {
-  const { plan } = await runPlanner(messages, parseCompactOptions(options, 'compact'));
+  // MSG-4: malformed input is a typed error naming `compact` and the path, before any work.
+  const checked = assertMessages(messages, 'compact');
+  const { plan } = await runPlanner(checked, parseCompactOptions(options, 'compact'));
   return { messages: plan.compacted ? applyCompactionPlan(messages, plan) : messages, plan };
 }

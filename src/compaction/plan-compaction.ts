@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../defaults.ts';
+import { assertMessages } from '../messages/check-messages.ts';
 import type { Message } from '../messages/types.ts';
 import { assertValid } from '../messages/validate.ts';
 import { type ContextEvaluation, evaluateContext } from '../policy/evaluate-context.ts';
@@ -40,7 +41,8 @@ export async function planCompaction(
   messages: readonly Message[],
   options: CompactOptions = {},
 ): Promise<CompactionPlan> {
-  return (await runPlanner(messages, parseCompactOptions(options, 'planCompaction'))).plan;
+  const checked = assertMessages(messages, 'planCompaction');
+  return (await runPlanner(checked, parseCompactOptions(options, 'planCompaction'))).plan;
 }
 
 /** The planner, with the projection the pipeline built (for `compact()`, which applies it). */

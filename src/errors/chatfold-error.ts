@@ -28,7 +28,8 @@ export type ChatfoldErrorCode =
   | 'E_PROVIDER'
   | 'E_AGENT_FILE'
   | 'E_WORKSPACE_PATH'
-  | 'E_MISSING_API_KEY';
+  | 'E_MISSING_API_KEY'
+  | 'E_QUEUE';
 
 type Open = Readonly<Record<string, unknown>>;
 
@@ -80,7 +81,10 @@ export interface ChatfoldErrorDetailsMap {
   };
   readonly E_MISSING_DEPENDENCY: Open & { readonly dependency?: string | undefined };
   readonly E_STORE: Open & { readonly store?: string | undefined };
-  readonly E_INVALID_SESSION_ID: Open & { readonly sessionId?: unknown };
+  readonly E_INVALID_SESSION_ID: Open & {
+    readonly sessionId?: unknown;
+    readonly reason?: string | undefined;
+  };
   readonly E_STORE_CONFLICT: Open & {
     readonly sessionId?: string | undefined;
     readonly messageId?: string | undefined;
@@ -108,6 +112,8 @@ export interface ChatfoldErrorDetailsMap {
     readonly provider?: string | undefined;
     readonly variable?: string | undefined;
   };
+  /** The background compaction queue (issue 13): closed, a job expired, the queue's database failed. */
+  readonly E_QUEUE: Open & { readonly queue?: string | undefined; readonly sessionId?: string | undefined };
 }
 
 /** Structured data that explains an error of code `C`. */

@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { assertMessages } from './check-messages.ts';
 import { describe } from './normalize.ts';
 import { type ContentItem, contentOf, isEmptyContent, withContent } from './prune-messages-content.ts';
 import type { Message } from './types.ts';
@@ -133,6 +134,7 @@ export function pruneMessages({
       {},
     );
   }
+  assertMessages(messages, 'pruneMessages');
   if (reasoning !== 'all' && reasoning !== 'before-last-message' && reasoning !== 'none') {
     throw invalid(
       'reasoning',

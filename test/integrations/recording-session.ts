@@ -54,6 +54,7 @@ export function createRecordingSession(id = 's1'): RecordingSession {
     status: async () => ({}) as never,
     history: async () => rows.map((row) => ({ ...row, status: 'in-context' as const })),
     compactions: async () => [],
+    precompact: async () => ({}) as never,
     on: () => () => undefined,
   };
 }
