@@ -244,7 +244,12 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
               : { instructions: summarizeOptions.instructions }),
           });
           if (!ended) {
-            emit({ type: 'compaction-end', mode: 'manual', report: plan, durationMs: performance.now() - started });
+            emit({
+              type: 'compaction-end',
+              mode: 'manual',
+              report: plan,
+              durationMs: performance.now() - started,
+            });
           }
           emit(doneEvent(signal.aborted ? 'aborted' : 'stop'));
         } catch (error) {

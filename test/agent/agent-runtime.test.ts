@@ -8,6 +8,7 @@ import type { FakeProviderServer, FakeScript } from '../../src/fake-provider/ind
 import { startFakeProvider } from '../../src/fake-provider/index.ts';
 import { memoryStore } from '../../src/stores/memory/index.ts';
 import type { Store } from '../../src/stores/types.ts';
+import { EDIT_LOOP_RULE, NOTES } from './agent-fixtures.ts';
 
 // The agent runtime (AG-3) over real HTTP: the AI SDK's OpenAI-compatible provider talks to the
 // fake provider, which answers from a script (tool loops, slow streams, slow summaries).
@@ -20,12 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 afterEach(() => server.reset());
-
-/**
- * ~1,430 tokens of file content: under the quarter of the small window's budget that `clip`
- * allows one output (STR-6); three copies pass the compaction target (half the budget, TRG-4).
- */
-const NOTES = `${Array.from({ length: 80 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over teh lazy dog ${i}`).join('\n')}\n`;
 
 function freshWorkspace(): string {
   workspace = mkdtempSync(path.join(tmpdir(), 'chatfold-agent-'));
@@ -72,33 +67,7 @@ const types = (events: readonly AgentEvent[]) =>
     .map((event) => event.type)
     .filter((type, index, all) => !(type === 'text-delta' && all[index - 1] === 'text-delta'));
 
-/** Six reads of the same file with an edit between each two: every read makes the earlier ones stale (STR-1). */
-const editLoop: FakeScript = {
-  rules: [
-    {
-      match: { lastUserIncludes: 'fix the typos', isSummary: false },
-      steps: [
-        ...[1, 2, 3, 4, 5].flatMap((line) => [
-          { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] },
-          {
-            toolCalls: [
-              {
-                name: 'edit_file',
-                arguments: {
-                  path: 'notes.md',
-                  old_string: `teh lazy dog ${line}\n`,
-                  new_string: `the lazy dog ${line}\n`,
-                },
-              },
-            ],
-          },
-        ]),
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] },
-        { text: 'Fixed five typos.' },
-      ],
-    },
-  ],
-};
+const editLoop: FakeScript = { rules: [EDIT_LOOP_RULE] };
 
 /** ~600 tokens of prose with no numbers or paths (a small fact ledger, so summaries are short). */
 const PROSE = Array.from(

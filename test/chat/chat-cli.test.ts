@@ -18,6 +18,9 @@ afterEach(() => server.reset());
 
 const EXAMPLES = new URL('../../examples/agents/', import.meta.url).pathname;
 
+/** `--model` and `--base-url` for the fake provider. */
+const fakeModel = (): string[] => ['--model', 'openai-compatible:gpt-4o', '--base-url', `${server.url}/v1`];
+
 interface Run {
   readonly code: number | null;
   readonly stdout: string;
@@ -66,10 +69,7 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
     });
     const run = await chatfold(home, [
       'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      `${server.url}/v1`,
+      ...fakeModel(),
       '--workspace',
       home.workspace,
       '--store',
@@ -83,21 +83,8 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
 
   it('piped stdin: one prompt per line, slash commands too, answered in order', async () => {
     const home = chatHome();
-    const run = await chatfold(
-      home,
-      [
-        'chat',
-        '--model',
-        'openai-compatible:gpt-4o',
-        '--base-url',
-        `${server.url}/v1`,
-        '--store',
-        home.store,
-        '--session',
-        'piped',
-      ],
-      { input: 'first line\nsecond line\n/context\n' },
-    );
+    const piped = ['chat', ...fakeModel(), '--store', home.store, '--session', 'piped'];
+    const run = await chatfold(home, piped, { input: 'first line\nsecond line\n/context\n' });
     expect(run.code).toBe(0);
     // The fake model echoes; the system prompt and two turns are in the history.
     expect(run.stdout).toMatch(/^first line\nsecond line\n\nContext Status\n {2}No summary yet\n/);
@@ -105,19 +92,7 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
     expect(run.stderr).toBe(
       `\nResume this session: chatfold chat --session piped --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.url}/v1\n`,
     );
-    const again = await chatfold(home, [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      `${server.url}/v1`,
-      '--store',
-      home.store,
-      '--session',
-      'piped',
-      '--print',
-      'third',
-    ]);
+    const again = await chatfold(home, [...piped, '--print', 'third']);
     expect(again).toMatchObject({ code: 0, stdout: 'third\n' });
     expect(again.stderr).toBe('\nResuming session piped\n5 messages in history (0 summarized)\n\n');
   });

@@ -1,12 +1,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { NOTES } from '../agent/agent-fixtures.ts';
 
 /** The CLI as users run it from a clone: Node runs the TypeScript entry directly. */
 export const CHATFOLD_ENTRY = new URL('../../src/cli/main.ts', import.meta.url).pathname;
-
-/** ~1,300 tokens: a file the agent reads and edits (line N+1 ends in "teh lazy dog N"). */
-export const NOTES = `${Array.from({ length: 80 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over teh lazy dog ${i}`).join('\n')}\n`;
 
 /** ~800 tokens of prose with no numbers or paths (keeps extractive summaries short). */
 export const PROSE = Array.from(

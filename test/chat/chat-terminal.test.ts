@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeProviderServer, FakeScript } from '../../src/fake-provider/index.ts';
+import type { FakeProviderServer } from '../../src/fake-provider/index.ts';
 import { startFakeProvider } from '../../src/fake-provider/index.ts';
+import { EDIT_LOOP_RULE } from '../agent/agent-fixtures.ts';
 import { agentYaml, CHATFOLD_ENTRY, type ChatHome, chatHome, PROSE, SUMMARY } from './chat-fixtures.ts';
 import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
@@ -40,29 +41,6 @@ async function send(terminal: TerminalSession, line: string): Promise<number> {
   return since;
 }
 
-const editLoop: FakeScript['rules'][number] = {
-  match: { lastUserIncludes: 'fix the typos', isSummary: false },
-  steps: [
-    ...[1, 2, 3, 4, 5].flatMap((line) => [
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] },
-      {
-        toolCalls: [
-          {
-            name: 'edit_file',
-            arguments: {
-              path: 'notes.md',
-              old_string: `teh lazy dog ${line}\n`,
-              new_string: `the lazy dog ${line}\n`,
-            },
-          },
-        ],
-      },
-    ]),
-    { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.md' } }] },
-    { text: 'Fixed five typos.' },
-  ],
-};
-
 /** Each scenario starts the CLI (a few seconds on a busy 2-core machine) and runs many turns. */
 const SCENARIO_TIMEOUT_MS = 300_000;
 
@@ -72,7 +50,7 @@ describe('chatfold chat in a terminal (CLI-1, AG-2)', { timeout: SCENARIO_TIMEOU
     server.configure({
       script: {
         rules: [
-          editLoop,
+          EDIT_LOOP_RULE,
           {
             match: { lastUserIncludes: 'show me the secret', isSummary: false },
             steps: [
@@ -149,7 +127,7 @@ describe('chatfold chat in a terminal (CLI-1, AG-2)', { timeout: SCENARIO_TIMEOU
     at = await send(terminal, 'tell me a long story');
     await terminal.waitFor(/Once upon a/, { since: at });
     terminal.press('C-c');
-    out = await terminal.waitFor(/⏹ cancelled \(history kept\)\nYou>$/, { since: at });
+    out = await terminal.waitFor(/⏹ cancelled \(history kept\)\n\nYou>$/, { since: at });
     expect(out).not.toContain('very long path');
     at = await send(terminal, '/history story');
     out = await terminal.waitFor(/messages? match/, { since: at });

@@ -1,7 +1,8 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { boundText, WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
+import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
@@ -45,11 +46,8 @@ export function editFileTool(
       if (input.old_string === '') {
         return { output: 'Error: old_string is empty; use write_file to create a file', isError: true };
       }
-      const file = await workspace.resolve(input.path);
-      if (!file.exists) return { output: `Error: ${file.relative} does not exist`, isError: true };
-      if ((await stat(file.real)).isDirectory()) {
-        return { output: `Error: ${file.relative} is a directory`, isError: true };
-      }
+      const file = await existingPath(workspace, input.path, 'file');
+      if (isToolOutput(file)) return file;
       const buffer = await readFile(file.real);
       if (looksBinary(buffer)) return { output: `Error: ${file.relative} is a binary file`, isError: true };
       const text = buffer.toString('utf8');

@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { lstat, readlink } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
+import { existingPath, isToolOutput } from './existing-path.ts';
+import { walkFolder } from './walk-folder.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
 const inputSchema = z.object({
@@ -18,14 +19,6 @@ const inputSchema = z.object({
 
 /** Arguments of `list_directory`. */
 export type ListDirectoryInput = z.infer<typeof inputSchema>;
-
-/** Folders a recursive listing or a search never enters (also what the supersede mapping calls its base filter). */
-export const SKIPPED_FOLDERS: readonly string[] = ['.git', 'node_modules'];
-
-interface Entry {
-  readonly name: string;
-  readonly line: string;
-}
 
 /**
  * `list_directory` (AG-2): entries of a folder, folders with a trailing `/`, files with their
@@ -44,44 +37,25 @@ export function listDirectoryTool(
     inputSchema,
     pathOf: (input) => input.path ?? '.',
     async execute(input, { signal }) {
-      const folder = await workspace.resolve(input.path ?? '.');
-      if (!folder.exists) return { output: `Error: ${folder.relative} does not exist`, isError: true };
-      if (!(await stat(folder.real)).isDirectory()) {
-        return { output: `Error: ${folder.relative} is not a folder; use read_file`, isError: true };
-      }
+      const folder = await existingPath(workspace, input.path ?? '.', 'folder');
+      if (isToolOutput(folder)) return folder;
       const matches =
         input.pattern === undefined || input.pattern === ''
           ? () => true
           : picomatch(input.pattern, { dot: true });
-      const entries: Entry[] = [];
+      const entries: string[] = [];
       let total = 0;
-      const walk = async (directory: string, prefix: string): Promise<void> => {
-        signal.throwIfAborted();
-        let items: Dirent[];
-        try {
-          items = await readdir(directory, { withFileTypes: true });
-        } catch {
-          return; // unreadable subfolder: listed, not entered
-        }
-        items.sort((a, b) => a.name.localeCompare(b.name));
-        for (const item of items) {
-          const relative = prefix + item.name;
-          const absolute = path.join(directory, item.name);
-          const isFolder = item.isDirectory();
-          const shown = isFolder ? `${relative}/` : relative;
-          if (matches(relative) || (isFolder && matches(shown))) {
-            total++;
-            if (entries.length < maxEntries)
-              entries.push({ name: relative, line: await describe(absolute, item, shown) });
-          }
-          if (input.recursive === true && isFolder && !SKIPPED_FOLDERS.includes(item.name)) {
-            await walk(absolute, `${relative}/`);
-          }
-        }
-      };
-      await walk(folder.real, '');
+      for await (const { relative, absolute, entry } of walkFolder(folder.real, {
+        recursive: input.recursive === true,
+        signal,
+      })) {
+        const shown = entry.isDirectory() ? `${relative}/` : relative;
+        if (!matches(relative) && !(entry.isDirectory() && matches(shown))) continue;
+        total++;
+        if (entries.length < maxEntries) entries.push(await describe(absolute, entry, shown));
+      }
       const header = `${folder.relative === '.' ? 'workspace root' : `${folder.relative}/`}: ${total.toLocaleString('en-US')} ${total === 1 ? 'entry' : 'entries'}${input.pattern ? ` matching ${input.pattern}` : ''}`;
-      const lines = entries.map((entry) => entry.line);
+      const lines = [...entries];
       if (total > entries.length) {
         lines.push(
           `[Output truncated: showing ${entries.length.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} entries; narrow with pattern or list a subfolder]`,

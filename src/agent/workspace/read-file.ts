@@ -1,7 +1,8 @@
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { boundText, WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
+import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
@@ -34,12 +35,9 @@ export function readFileTool(
     inputSchema,
     pathOf: (input) => input.path,
     async execute(input) {
-      const file = await workspace.resolve(input.path);
-      if (!file.exists) return { output: `Error: ${file.relative} does not exist`, isError: true };
-      const info = await stat(file.real);
-      if (info.isDirectory()) {
-        return { output: `Error: ${file.relative} is a directory; use list_directory`, isError: true };
-      }
+      const file = await existingPath(workspace, input.path, 'file');
+      if (isToolOutput(file)) return file;
+      const info = file.stats;
       if (info.size > MAX_RANGE_READ_BYTES && (input.offset !== undefined || input.limit !== undefined)) {
         return {
           output: `Error: ${file.relative} has ${info.size.toLocaleString('en-US')} bytes; line ranges are read from files up to ${MAX_RANGE_READ_BYTES.toLocaleString('en-US')} bytes (use search to find lines)`,

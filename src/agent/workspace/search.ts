@@ -1,12 +1,11 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
-import { SKIPPED_FOLDERS } from './list-directory.ts';
+import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
+import { walkFolder } from './walk-folder.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
 const inputSchema = z.object({
@@ -50,8 +49,8 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
           isError: true,
         };
       }
-      const start = await workspace.resolve(input.path ?? '.');
-      if (!start.exists) return { output: `Error: ${start.relative} does not exist`, isError: true };
+      const start = await existingPath(workspace, input.path ?? '.', 'any');
+      if (isToolOutput(start)) return start;
       const matchesGlob = input.glob ? picomatch(input.glob, { dot: true }) : () => true;
       const found: string[] = [];
       let total = 0;
@@ -76,27 +75,16 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
           }
         }
       };
-      const walk = async (directory: string, relative: string): Promise<void> => {
-        signal.throwIfAborted();
-        let items: Dirent[];
-        try {
-          items = await readdir(directory, { withFileTypes: true });
-        } catch {
-          return;
+      if (start.stats.isDirectory()) {
+        for await (const { relative, absolute, entry } of walkFolder(start.real, {
+          recursive: true,
+          signal,
+        })) {
+          if (entry.isFile() && matchesGlob(relative)) await searchFile(absolute, prefix + relative);
         }
-        items.sort((a, b) => a.name.localeCompare(b.name));
-        for (const item of items) {
-          const itemRelative = relative + item.name;
-          const absolute = path.join(directory, item.name);
-          if (item.isDirectory()) {
-            if (!SKIPPED_FOLDERS.includes(item.name)) await walk(absolute, `${itemRelative}/`);
-          } else if (item.isFile() && matchesGlob(itemRelative)) {
-            await searchFile(absolute, prefix + itemRelative);
-          }
-        }
-      };
-      if ((await stat(start.real)).isDirectory()) await walk(start.real, '');
-      else await searchFile(start.real, start.relative);
+      } else {
+        await searchFile(start.real, start.relative);
+      }
       const lines = [
         `${total.toLocaleString('en-US')} ${total === 1 ? 'match' : 'matches'} for /${input.pattern}/${input.ignoreCase ? 'i' : ''}`,
         ...found,

@@ -112,6 +112,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     for await (const event of agent.run(text, { signal })) renderer.handle(event);
     const done = renderer.finish();
     exitCode = done?.reason === 'error' ? 1 : 0;
+    if (interactive) terminal.write('\n'); // a blank line between turns
   };
 
   const pump = async (): Promise<void> => {

@@ -44,10 +44,11 @@ export const historyCommand: SlashCommand = {
   help: 'list (or search) the full history; marks what is in context and what is summarized',
   async run(args, { agent, terminal }) {
     const query = args.trim();
-    const entries: readonly HistoryEntry[] = await agent.session.history({
+    const found: readonly HistoryEntry[] = await agent.session.history({
       limit: HISTORY_LIMIT,
       ...(query === '' ? {} : { text: query }),
     });
+    const entries = [...found].sort((a, b) => a.seq - b.seq); // oldest first, like a transcript
     const { style } = terminal;
     const total = (await agent.session.status()).messagesInHistory;
     terminal.write(
