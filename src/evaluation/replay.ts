@@ -2,6 +2,7 @@ import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { planCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionReport } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { assertMessages } from '../messages/check-messages.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import type { ModelPricing } from '../models/types.ts';
@@ -100,6 +101,7 @@ export async function replayConversation(
   messages: readonly Message[],
   options: ReplayOptions,
 ): Promise<ReplayResult> {
+  assertMessages(messages, 'replayConversation');
   const { counter } = options;
   const policy = {
     triggers: options.triggers ?? DEFAULTS.triggers,
