@@ -42,20 +42,33 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     countMessage: (message) => scaled(base.countMessage(message)),
     count(messages, options): TokenCount {
       const raw = base.count(messages, options);
-      const perMessage = ratio === 1 ? raw.perMessage : raw.perMessage.map(scaled);
       const isExtension =
         last !== undefined &&
         last.ids.length <= messages.length &&
         last.ids.every((id, i) => messages[i]?.id === id);
+      const at = ratio;
+      const scale = (tokens: number): number => Math.ceil(tokens * at);
       let total: number;
       if (isExtension && last !== undefined) {
         let newer = 0;
-        for (let i = last.ids.length; i < perMessage.length; i++) newer += perMessage[i] as number;
-        total = last.inputTokens + newer + (raw.tools > 0 && last.ids.length === 0 ? scaled(raw.tools) : 0);
+        for (let i = last.ids.length; i < messages.length; i++) newer += scale(raw.perMessage[i] as number);
+        total = last.inputTokens + newer + (raw.tools > 0 && last.ids.length === 0 ? scale(raw.tools) : 0);
       } else {
-        total = scaled(raw.total);
+        total = scale(raw.total);
       }
-      return { ...raw, total, perMessage, tools: scaled(raw.tools), accuracy: counter.accuracy };
+      let perMessage: readonly number[] | undefined;
+      return {
+        total,
+        // On first read, like the base counter's (copying every count costs more than a recount).
+        get perMessage() {
+          perMessage ??= at === 1 ? raw.perMessage : raw.perMessage.map(scale);
+          return perMessage;
+        },
+        tools: scale(raw.tools),
+        overhead: raw.overhead,
+        tokenizer: raw.tokenizer,
+        accuracy: counter.accuracy,
+      };
     },
     recordUsage(prompt, usage) {
       if (!(usage.inputTokens > 0)) return;

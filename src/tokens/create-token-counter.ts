@@ -230,10 +230,20 @@ export function createTokenCounter({
           assertMessages(messages, 'count');
         throw error;
       }
-      const { perMessage, sum } = counted;
       const tools = countTools(options.tools ?? []);
-      const total = format.perPrompt + tools + sum;
-      return { total, perMessage, tools, overhead: format.perPrompt, tokenizer, accuracy };
+      let perMessage: number[] | undefined;
+      return {
+        total: format.perPrompt + tools + counted.sum,
+        // Made on first read (an enumerable getter: spread and JSON see a plain array).
+        get perMessage() {
+          perMessage ??= counted.perMessage();
+          return perMessage;
+        },
+        tools,
+        overhead: format.perPrompt,
+        tokenizer,
+        accuracy,
+      };
     },
   };
 }

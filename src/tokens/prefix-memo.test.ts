@@ -24,7 +24,7 @@ describe('createPrefixMemo (TOK-6)', () => {
     const next = message(500);
     const result = count([...history, next]);
     expect(counted).toEqual([next]);
-    expect(result.perMessage).toHaveLength(501);
+    expect(result.perMessage()).toHaveLength(501);
     expect(result.sum).toBe([...history, next].reduce((sum, m) => sum + tokensOf(m), 0));
   });
 
@@ -32,11 +32,27 @@ describe('createPrefixMemo (TOK-6)', () => {
     const count = createPrefixMemo(tokensOf);
     const history = Array.from({ length: 100 }, (_, i) => message(i));
     const first = count(history);
-    const copy = [...first.perMessage];
-    first.perMessage.push(999);
+    const kept = first.perMessage();
+    const copy = [...kept];
+    kept.push(999);
     count([...history, message(100)]);
-    expect(first.perMessage.slice(0, -1)).toEqual(copy);
-    expect(count(history).perMessage).toEqual(copy);
+    expect(kept.slice(0, -1)).toEqual(copy);
+    expect(count(history).perMessage()).toEqual(copy);
+  });
+
+  it('gives each result the counts of its own list, however late they are asked for', () => {
+    const count = createPrefixMemo(tokensOf);
+    const history = Array.from({ length: 100 }, (_, i) => message(i));
+    const results = [count(history)];
+    const grown = [...history, message(1000), message(1001)];
+    results.push(count(grown));
+    const replaced = [message(2000), ...grown.slice(1)];
+    results.push(count(replaced));
+    results.push(count([...replaced, message(3000)]));
+    const lists = [history, grown, replaced, [...replaced, message(3000)]];
+    results.forEach((result, i) => {
+      expect(result.perMessage()).toEqual((lists[i] as Message[]).map(tokensOf));
+    });
   });
 
   it('equals counting message by message for any sequence of appends, replacements and cuts (property)', () => {
@@ -51,6 +67,7 @@ describe('createPrefixMemo (TOK-6)', () => {
         const count = createPrefixMemo(tokensOf);
         let next = 0;
         let list: Message[] = [];
+        const results: { result: ReturnType<typeof count>; expected: number[] }[] = [];
         for (const op of operations) {
           if (op.kind === 'append')
             list = [...list, ...Array.from({ length: op.count }, () => message(next++))];
@@ -61,9 +78,11 @@ describe('createPrefixMemo (TOK-6)', () => {
           else if (op.kind === 'fresh') list = Array.from({ length: op.count }, () => message(next++));
           const result = count(list);
           const expected = list.map(tokensOf);
-          expect(result.perMessage).toEqual(expected);
           expect(result.sum).toBe(expected.reduce((a, b) => a + b, 0));
+          results.push({ result, expected });
         }
+        // Asked for only now, after every later count: still each list's own counts.
+        for (const { result, expected } of results) expect(result.perMessage()).toEqual(expected);
       }),
     );
   });

@@ -5,8 +5,11 @@ const MEMO_MIN_MESSAGES = 64;
 
 /** Per-message counts of a list and their sum. */
 export interface ListCount {
-  /** A new array, the caller's to keep. */
-  readonly perMessage: number[];
+  /**
+   * The per-message counts as a new array, the caller's to keep. Made on demand: copying a
+   * million counts costs more than the whole recount (most callers only want the sum).
+   */
+  perMessage(): number[];
   readonly sum: number;
 }
 
@@ -17,7 +20,8 @@ export interface ListCount {
  * the messages after the shared prefix. Nothing is trusted but object identity, the same
  * assumption as the counter's per-object cache (messages are immutable values).
  *
- * The memo holds the references of one list (8 bytes a message) until the next list replaces it.
+ * The memo holds the references of one list (8 bytes a message) until the next list replaces
+ * it. A recount after one append costs one pointer comparison per message and no allocation.
  *
  * @param countMessage - Counts one message (cached per object and content by the counter).
  * @returns A function from a list to its per-message counts and their sum.
@@ -31,7 +35,7 @@ export function createPrefixMemo(
       const perMessage = messages.map(countMessage);
       let sum = 0;
       for (const tokens of perMessage) sum += tokens;
-      return { perMessage, sum };
+      return { perMessage: () => [...perMessage], sum };
     }
     let shared = 0;
     if (memo !== undefined) {
@@ -62,6 +66,9 @@ export function createPrefixMemo(
       sum += tokens;
     }
     memo = { messages: refs, perMessage, sum };
-    return { perMessage: perMessage.slice(), sum };
+    // The memo's arrays only ever grow: their first `length` entries stay these counts.
+    const length = messages.length;
+    const counts = perMessage;
+    return { perMessage: () => counts.slice(0, length), sum };
   };
 }

@@ -134,6 +134,20 @@ describe('cache (TOK-6)', () => {
     }
   });
 
+  it("keeps each count's per-message numbers, also when read after later recounts", () => {
+    const counter = createTokenCounter({ tokenizer: 'openai:o200k_base' });
+    const history = Array.from({ length: 120 }, (_, i) => text(`h${i}`, `message ${i}`));
+    const first = counter.count(history);
+    const grown = [...history, text('n1', 'a longer new message with more words in it')];
+    const second = counter.count(grown);
+    const other = counter.count([text('x', 'other'), ...grown.slice(1)]);
+    expect(first.perMessage).toEqual(history.map((m) => counter.countMessage(m)));
+    expect(second.perMessage).toEqual(grown.map((m) => counter.countMessage(m)));
+    expect(other.perMessage).toHaveLength(grown.length);
+    expect(JSON.parse(JSON.stringify(second)).perMessage).toEqual(second.perMessage);
+    expect({ ...first }.perMessage).toEqual(first.perMessage);
+  });
+
   it('counts per message plus prompt overhead (property)', () => {
     const counter = createTokenCounter({ tokenizer: 'openai:o200k_base' });
     fc.assert(
