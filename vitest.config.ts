@@ -15,6 +15,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./src/stores/$1/index.ts', import.meta.url)),
       },
       {
+        find: /^chatfold\/pg-boss$/,
+        replacement: fileURLToPath(new URL('./src/background/pg-boss-queue.ts', import.meta.url)),
+      },
+      {
         find: /^chatfold\/agent$/,
         replacement: fileURLToPath(new URL('./src/agent/index.ts', import.meta.url)),
       },
