@@ -65,6 +65,7 @@ async function checkReachable(baseURL: string): Promise<void> {
       cause instanceof Error && cause.name === 'TimeoutError'
         ? `no answer in ${REACHABLE_TIMEOUT_MS / 1000} s`
         : ((cause as { cause?: { code?: string } }).cause?.code ??
+          (cause as { cause?: { message?: string } }).cause?.message ??
           (cause instanceof Error ? cause.message : String(cause)));
     throw new ChatfoldError(
       'E_PROVIDER',
