@@ -231,4 +231,4 @@ console.log(`| client bundle | raw | gzip |
 | CPU per turn (server + agent + store + fake provider + client) | ${load.cpuMsPerTurn} ms |
 | RSS growth | ${load.rssGrowthMiB} MiB |
 
-Load average during the run: ${results.machine.loadAverage1m.toFixed(1)} on ${results.machine.cores} cores.`);
+Load average during the run: ${(results.machine.loadAverage1m ?? 0).toFixed(1)} on ${results.machine.cores} cores.`);

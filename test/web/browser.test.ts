@@ -419,6 +419,21 @@ describe.skipIf(!HAS_CHROMIUM)(
       await expect(compactions.textContent()).resolves.toMatch(/manual/);
       await shot('09-history.png');
       await page.getByRole('link', { name: 'Back to the chat' }).click();
+      // Switching chats from the list (WEB-1): the first chat, then back.
+      const current = (await page.getByRole('heading', { level: 1 }).textContent()) ?? '';
+      await page
+        .getByRole('navigation', { name: 'Chats' })
+        .getByRole('link', { name: /^Hello \[slow\]/ })
+        .click();
+      await page.getByRole('heading', { level: 1, name: /^Hello \[slow\]/ }).waitFor();
+      await expect(
+        page
+          .getByRole('article', { name: /^Assistant, message/ })
+          .first()
+          .textContent(),
+      ).resolves.toContain('streaming words');
+      await page.getByRole('navigation', { name: 'Chats' }).getByRole('link', { name: current }).click();
+      await page.getByRole('heading', { level: 1, name: current }).waitFor();
     });
 
     it('keeps settings across a server restart (WEB-7)', async () => {

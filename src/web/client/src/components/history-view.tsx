@@ -140,9 +140,10 @@ export function HistoryView({ sessionId }: { readonly sessionId: string }) {
       )}
       {page !== undefined && (
         <p class="muted" aria-live="polite">
-          {query === ''
+          {/* The page's own query, so the line changes only when the results for it arrive. */}
+          {page.query === undefined
             ? `${plural(page.total, 'message')} in history.`
-            : `${plural(messages.length, 'message')} match “${query}”.`}
+            : `${plural(messages.length, 'message')} match “${page.query}”.`}
         </p>
       )}
       {page?.nextBefore !== undefined && (
