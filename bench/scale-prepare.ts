@@ -37,6 +37,8 @@ export interface PrepareResult {
   /** Resident memory after the warm turns, minus before filling (memory store: the session's whole cost). */
   readonly rssGrowthMB: number;
   readonly heapGrowthMB: number;
+  /** Live memory after a full GC: JavaScript heap plus array buffers (the memory store keeps rows as UTF-8). */
+  readonly liveGrowthMB: number;
   readonly peakRssMB: number;
 }
 
@@ -88,7 +90,11 @@ export async function runPrepare({
   const sessionId = `scale-${size}`;
   const under = subject(kind);
   collect();
-  const before = { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
+  const usage = () => {
+    const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+    return { rss, heap: heapUsed, live: heapUsed + arrayBuffers };
+  };
+  const before = usage();
   const store = under.open();
   try {
     // Fill in batches of 1,000, streamed: the bench holds no copy of the history.
@@ -135,7 +141,7 @@ export async function runPrepare({
       turns.push(performance.now() - start);
     }
     collect();
-    const after = { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed };
+    const after = usage();
 
     // Resume: a new store instance (memory: the same one) and a new session.
     const resumed = kind === 'memory' ? store : under.open();
@@ -157,6 +163,7 @@ export async function runPrepare({
       projectionMessages: first.messages.length,
       rssGrowthMB: Math.round((after.rss - before.rss) / MB),
       heapGrowthMB: Math.round((after.heap - before.heap) / MB),
+      liveGrowthMB: Math.round((after.live - before.live) / MB),
       peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {

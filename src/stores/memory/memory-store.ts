@@ -19,11 +19,13 @@ import type {
   WriteSnapshotOptions,
   WriteSnapshotResult,
 } from '../types.ts';
+import { ByteArena } from './byte-arena.ts';
 
 interface MemorySession {
   info: { id: string; createdAt: string; updatedAt: string; metadata?: Record<string, JsonValue> };
-  /** Deep-frozen rows in seq order (`rows[i].seq === i + 1`), handed out as they are. */
-  rows: StoredMessage[];
+  /** Each row's JSON (a handle in `bytes`), in seq order (`rows[i]` holds seq `i + 1`); parsed on every read. */
+  rows: number[];
+  bytes: ByteArena;
   /** Message id → index in `rows`. */
   byId: Map<string, number>;
   /** Deep-frozen, handed out as they are. */
@@ -35,11 +37,7 @@ interface MemorySession {
 /** Settings and metadata handed out are copies: callers cannot change what the store holds. */
 const copy = <T>(value: T): T => structuredClone(value);
 
-/**
- * What the store keeps of a value it is given: its own deep-frozen copy (JSON, as the
- * persistent stores keep it). One copy in, none out: rows and snapshots are handed out frozen,
- * so a session's projection and the store share the same message objects.
- */
+/** The store's own deep-frozen copy of a snapshot's content (JSON, as the persistent stores keep it). */
 const keep = <T>(value: T): T => deepFreeze(JSON.parse(JSON.stringify(value)) as T);
 
 /**
@@ -87,11 +85,11 @@ export class MemoryStore implements Store {
   async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
     const session = this.#session(sessionId, true) as MemorySession;
     // Check the whole batch first: all or nothing. Fingerprints only for ids seen before (a
-    // retry), so a new message costs one copy and no canonical JSON.
+    // retry), so a new message costs its JSON and no canonical JSON.
     const inBatch = new Map<string, Message>();
     for (const { message } of records) {
       const index = session.byId.get(message.id);
-      const earlier = index === undefined ? inBatch.get(message.id) : session.rows[index]?.message;
+      const earlier = index === undefined ? inBatch.get(message.id) : this.#row(session, index).message;
       if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
         throw conflictError(sessionId, message.id);
       }
@@ -102,29 +100,31 @@ export class MemoryStore implements Store {
     for (const record of records) {
       const existing = session.byId.get(record.message.id);
       if (existing !== undefined) {
-        out.push(session.rows[existing] as StoredMessage);
+        out.push(this.#row(session, existing));
         continue;
       }
-      const row: StoredMessage = deepFreeze({
+      const packed = this.#pack(session, {
         sessionId,
         seq: session.rows.length + 1,
-        message: keep(record.message),
+        message: record.message,
         ...(record.inputTokens === undefined ? {} : { inputTokens: record.inputTokens }),
         ...(record.outputTokens === undefined ? {} : { outputTokens: record.outputTokens }),
         ...(record.tokenEstimate === undefined ? {} : { tokenEstimate: record.tokenEstimate }),
         ...(record.tokenizer === undefined ? {} : { tokenizer: record.tokenizer }),
         storedAt,
       });
-      session.byId.set(row.message.id, session.rows.length);
-      session.rows.push(row);
-      out.push(row);
+      session.byId.set(record.message.id, session.rows.length);
+      session.rows.push(packed);
+      out.push(this.#unpack(session, packed));
     }
     if (records.length > 0) session.info.updatedAt = storedAt;
     return out;
   }
 
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
-    return selectMessages(this.#session(sessionId, false)?.rows ?? [], query);
+    const session = this.#session(sessionId, false);
+    if (session === undefined) return [];
+    return selectMessages(session.rows, query).map((handle) => this.#unpack(session, handle));
   }
 
   async recordUsage(
@@ -135,8 +135,8 @@ export class MemoryStore implements Store {
     const session = this.#session(sessionId, false);
     const index = session?.byId.get(messageId);
     if (session === undefined || index === undefined) return;
-    session.rows[index] = Object.freeze({
-      ...(session.rows[index] as StoredMessage),
+    session.rows[index] = this.#pack(session, {
+      ...this.#row(session, index),
       ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
       ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
     });
@@ -188,8 +188,8 @@ export class MemoryStore implements Store {
         : session.rows.slice(0, Math.max(0, Math.min(options.headCount ?? 0, cutoff)));
     return {
       ...(snapshot === undefined ? {} : { snapshot }),
-      head,
-      tail: session.rows.slice(cutoff),
+      head: head.map((handle) => this.#unpack(session, handle)),
+      tail: session.rows.slice(cutoff).map((handle) => this.#unpack(session, handle)),
       messageCount: session.rows.length,
     };
   }
@@ -198,10 +198,8 @@ export class MemoryStore implements Store {
     const session = this.#session(sessionId, false);
     if (session === undefined) return [];
     // The searchable text is made per search, not kept: it would double the store's memory.
-    return searchRows(
-      session.rows,
-      (index) => searchableText((session.rows[index] as StoredMessage).message),
-      query,
+    return searchRows(session.rows, (index) => searchableText(this.#row(session, index).message), query).map(
+      (handle) => this.#unpack(session, handle),
     );
   }
 
@@ -224,6 +222,7 @@ export class MemoryStore implements Store {
       session = {
         info: { id: sessionId, createdAt: now, updatedAt: now },
         rows: [],
+        bytes: new ByteArena(),
         byId: new Map(),
         snapshots: [],
         latest: new Map(),
@@ -231,6 +230,25 @@ export class MemoryStore implements Store {
       this.#sessions.set(sessionId, session);
     }
     return session;
+  }
+
+  /**
+   * Rows are kept as their JSON in UTF-8 (see {@link ByteArena}): parsed objects cost 1.7× the
+   * JSON's bytes, and text with one non-Latin-1 character (an arrow in a tool output) is held
+   * at two bytes per character. A session reads only the rows after its snapshot, so parsing
+   * on each read costs what those rows are, not the history.
+   */
+  #pack(session: MemorySession, row: StoredMessage): number {
+    return session.bytes.add(JSON.stringify(row));
+  }
+
+  /** A fresh, mutable copy of a kept row. */
+  #unpack(session: MemorySession, handle: number): StoredMessage {
+    return JSON.parse(session.bytes.get(handle)) as StoredMessage;
+  }
+
+  #row(session: MemorySession, index: number): StoredMessage {
+    return this.#unpack(session, session.rows[index] as number);
   }
 
   #latest(sessionId: string, kind: SnapshotKind): Snapshot | undefined {
