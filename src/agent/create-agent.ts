@@ -146,6 +146,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     summarizer,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.background === undefined ? {} : { background: options.background }),
     ...contextToChatfoldOptions(options.context, options.history),
   });
   const session: Session = await chatfold.session(options.session ?? newSessionId());

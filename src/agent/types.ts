@@ -6,7 +6,7 @@
 import type { FlexibleSchema, LanguageModel } from 'ai';
 import type { CompactionHooks, CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import type { Message, MessageInput } from '../messages/types.ts';
-import type { Session } from '../session/types.ts';
+import type { ChatfoldOptions, Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -288,6 +288,12 @@ export interface AgentOptions {
   readonly session?: string;
   /** Model calls per run before it stops with `step-limit`. Default 25. */
   readonly maxSteps?: number;
+  /**
+   * Compaction off the request path (issue 13): past the early threshold the session queues a
+   * job; a worker writes the summary and the next prompt over the trigger applies it with no
+   * model call. `chatfold serve` sets this; see `runCompactionWorker`.
+   */
+  readonly background?: ChatfoldOptions['background'];
 }
 
 /** Options of one run. */

@@ -70,6 +70,11 @@ export type PgBossQueueOptions = PgBossConnection & {
 /** The pg-boss queue: a {@link CompactionQueue} whose dead letters are rows in PostgreSQL. */
 export interface PgBossQueue extends CompactionQueue {
   readonly kind: 'pg-boss';
+  /**
+   * Connects and creates the queues now, so a missing `pg-boss` or an unreachable database fails
+   * at startup rather than at the first job. Every other method does it on first use.
+   */
+  start(): Promise<void>;
   /** Jobs that failed every attempt (from any process), oldest first, at most `limit` (default 1,000). */
   deadLetters(options?: { readonly limit?: number }): Promise<readonly DeadCompactionJob[]>;
 }
@@ -188,7 +193,9 @@ export function pgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         }),
       );
       try {
-        await boss.start();
+        // Several processes (and the store) may create the schema at the same moment; PostgreSQL
+        // answers the loser of `CREATE SCHEMA IF NOT EXISTS` with a duplicate key: try again.
+        await boss.start({ attempts: 3 });
       } catch (cause) {
         throw asQueueError(cause, `cannot start pg-boss in schema ${settings.schema}`);
       }
@@ -237,6 +244,9 @@ export function pgBossQueue(options: PgBossQueueOptions): PgBossQueue {
 
   return {
     kind: 'pg-boss',
+    async start() {
+      await boss('start()');
+    },
     async enqueue(job: CompactionJob) {
       checkCompactionJob(job, 'pg-boss');
       const instance = await boss('enqueue()');

@@ -6,6 +6,7 @@ import { registerFakeProvider } from './fake-provider.ts';
 import { registerModels } from './models.ts';
 import { registerReplay } from './replay.ts';
 import { registerServe } from './serve.ts';
+import { registerWorker } from './worker.ts';
 
 /** Registers one CLI command on the program. Each command lives in its own file. */
 export type RegisterCommand = (program: Command) => void;
@@ -19,4 +20,5 @@ export const commands: readonly RegisterCommand[] = [
   registerModels,
   registerFakeProvider,
   registerServe,
+  registerWorker,
 ];

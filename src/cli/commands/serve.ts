@@ -6,11 +6,14 @@ import { PROVIDER_KEYS, parseModelSpec } from '../../agent/language-model.ts';
 import type { AgentModelSpec, AgentOptions } from '../../agent/types.ts';
 import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
 import { workspaceTools } from '../../agent/workspace/workspace-tools.ts';
+import { runCompactionWorker } from '../../background/run-worker.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { startFakeProvider } from '../../fake-provider/server.ts';
 import { createRedactor, secretsFromEnvironment } from '../../web/server/redact.ts';
 import { startWebServer } from '../../web/server/start-web-server.ts';
 import { findClientDir } from '../../web/server/static-client.ts';
+import { backgroundSessions, logQueueEvent } from '../background-sessions.ts';
+import { openCompactionQueue } from '../open-queue.ts';
 import { openStore } from '../open-store.ts';
 import { parsePositiveInteger, print } from '../options.ts';
 
@@ -25,6 +28,8 @@ interface ServeCliOptions {
   workspace: string;
   token?: string;
   fakeProvider?: boolean;
+  /** `--no-workers` sets it false: no compaction workers in this process (issue 13). */
+  workers?: boolean;
 }
 
 /** Model a keyless try uses: answers come from the fake provider; the window is small so compaction shows early. */
@@ -34,6 +39,9 @@ export const FAKE_MODEL: Omit<AgentModelSpec, 'baseURL'> = {
   maxInputTokens: 8192,
   maxOutputTokens: 1024,
 };
+
+/** Summaries a `chatfold serve` writes at once in its own workers (issue 13). */
+const EMBEDDED_WORKERS = 2;
 
 /** Models picked from the first API key found when neither `--agent` nor `--model` is given. */
 const MODEL_BY_KEY: readonly { readonly provider: AgentModelSpec['provider']; readonly name: string }[] = [
@@ -62,8 +70,8 @@ const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta
 };
 
 /** The agent the web app runs: from `--agent`, else `--model`, else the fake provider or the first key set. */
-async function agentDefinition(
-  options: ServeCliOptions,
+export async function agentDefinition(
+  options: Pick<ServeCliOptions, 'agent' | 'model' | 'baseUrl' | 'window' | 'workspace'>,
   fakeUrl: string | undefined,
 ): Promise<Omit<AgentOptions, 'store' | 'session'>> {
   const window = options.window === undefined ? {} : { maxInputTokens: options.window };
@@ -149,14 +157,26 @@ export function registerServe(program: Command): void {
       '--fake-provider',
       "keyless try: answers from chatfold's built-in fake provider, labelled as such",
     )
+    .option(
+      '--no-workers',
+      'write no background summaries in this process (run chatfold worker against the same postgres:// store)',
+    )
     .action(async (options: ServeCliOptions) => {
       const token = options.token ?? (process.env.CHATFOLD_TOKEN?.trim() || undefined);
       const fake = options.fakeProvider === true ? await startFakeProvider({ port: 0 }) : undefined;
       const { store, description } = openStore(options.store);
+      // Issue 13: summaries are written off the request path, by workers in this process unless
+      // --no-workers (then by `chatfold worker` processes sharing the PostgreSQL queue).
+      const queue = openCompactionQueue(options.store, { onEvent: logQueueEvent });
+      const workers = options.workers !== false;
+      const background = workers || queue.isShared;
+      let stopWorkers: (() => Promise<void>) | undefined;
       const redact = createRedactor([...secretsFromEnvironment(process.env), token]);
       try {
-        const agent = await agentDefinition(options, fake?.url);
+        const defined = await agentDefinition(options, fake?.url);
+        const agent = background ? { ...defined, background: { queue: queue.queue } } : defined;
         const spec = agent.model as AgentModelSpec;
+        if (background) await queue.start();
         const clientDir = findClientDir();
         const server = await startWebServer({
           host: options.host,
@@ -173,12 +193,24 @@ export function registerServe(program: Command): void {
           version: pkg.version,
           log: (line) => process.stderr.write(`${line}\n`),
         });
+        if (workers) {
+          stopWorkers = await runCompactionWorker({
+            chatfold: backgroundSessions({ store, agent: defined, modelId: spec.name, queue: queue.queue }),
+            queue: queue.queue,
+            concurrency: EMBEDDED_WORKERS,
+          });
+        }
         print(`chatfold web app listening on ${server.url}/`);
         if (token !== undefined) print(`  open ${server.url}/#token=<your token> (every API call needs it)`);
         print(
           `  agent ${agent.name ?? 'agent'} · ${spec.provider}:${spec.name}${fake === undefined ? '' : ' (fake provider: keyless try, answers are echoes)'}`,
         );
         print(`  store ${description}`);
+        print(
+          background
+            ? `  summaries in the background: ${queue.description}, ${workers ? 'workers in this process' : 'by chatfold worker processes'}`
+            : '  summaries inline (--no-workers without a shared PostgreSQL queue)',
+        );
         if (clientDir === undefined)
           print('  the web client is not built: run `npm run build` (the API works without it)');
         print('Ctrl-C stops');
@@ -186,8 +218,10 @@ export function registerServe(program: Command): void {
           process.once('SIGINT', resolve);
           process.once('SIGTERM', resolve);
         });
+        await stopWorkers?.();
         await server.close();
       } finally {
+        await queue.queue.close();
         await store.close();
         await fake?.close();
       }
