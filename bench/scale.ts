@@ -55,6 +55,7 @@ if (args.child !== undefined) {
           size,
           tokenizer,
           repetitions: Number(args.reps),
+          trimMax: Number(args['trim-max']),
         })
       : await (await import('./scale-prepare.ts')).runPrepare({
           size,
