@@ -69,6 +69,7 @@ export function learnWindow(
   session: {
     counter: CalibratedCounter;
     previousPrompt: readonly Message[];
+    previousTools?: readonly ToolDefinition[];
     onLearned: (window: number) => void;
   },
 ): number {
@@ -77,7 +78,11 @@ export function learnWindow(
   if (overflow === undefined) return current;
   const calibrated = session.previousPrompt.length > 0;
   if (overflow.actual !== undefined && calibrated) {
-    session.counter.recordUsage(session.previousPrompt, { inputTokens: overflow.actual });
+    session.counter.recordUsage(
+      session.previousPrompt,
+      { inputTokens: overflow.actual },
+      session.previousTools === undefined ? {} : { tools: session.previousTools },
+    );
   }
   const next = windowAfterOverflow(current, overflow, { calibrated });
   if (next < current || learned.value === undefined) {

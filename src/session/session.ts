@@ -79,6 +79,8 @@ export class ChatfoldSession implements Session {
   readonly #backgroundJobs: SessionBackground;
   #state: SessionCompactionState = INITIAL_SESSION_STATE;
   #previousPrompt: readonly Message[] = [];
+  /** The tool definitions sent with it (the provider's input count includes them). */
+  #previousTools: readonly ToolDefinition[] | undefined;
 
   constructor(id: string, config: SessionConfig, counter: CalibratedCounter) {
     this.id = id;
@@ -134,10 +136,14 @@ export class ChatfoldSession implements Session {
   recordUsage(usage: SessionUsage): Promise<void> {
     return this.#queue.run(async () => {
       if (usage.inputTokens !== undefined && this.#previousPrompt.length > 0) {
-        this.#counter.recordUsage(this.#previousPrompt, {
-          inputTokens: usage.inputTokens,
-          ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
-        });
+        this.#counter.recordUsage(
+          this.#previousPrompt,
+          {
+            inputTokens: usage.inputTokens,
+            ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+          },
+          this.#previousTools === undefined ? {} : { tools: this.#previousTools },
+        );
       }
       if (usage.messageId !== undefined) {
         await this.#config.store.recordUsage(this.id, usage.messageId, {
@@ -244,6 +250,7 @@ export class ChatfoldSession implements Session {
     return learnWindow(this.#config, overflow, {
       counter: this.#counter,
       previousPrompt: this.#previousPrompt,
+      ...(this.#previousTools === undefined ? {} : { previousTools: this.#previousTools }),
       onLearned: (window) => {
         this.#emit({ type: 'window-learned', window });
         this.#background('learned-window', this.#config.onLearnedWindow(window));
@@ -337,6 +344,7 @@ export class ChatfoldSession implements Session {
     const messages = [...this.#projection.messages];
     const cachedPrefixTokens = sharedPrefixTokens(this.#previousPrompt, messages, this.#counter);
     this.#previousPrompt = messages;
+    this.#previousTools = tools;
     return {
       messages,
       report,

@@ -1,4 +1,4 @@
-import type { Message } from '../messages/types.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
 import type { TokenCount, TokenCounter } from './types.ts';
 
 /** Bounds of the learned estimate→truth ratio: a wild report cannot wreck the budget. */
@@ -14,8 +14,15 @@ export interface ReportedUsage {
 
 /** A counter that learns from provider-reported usage (TOK-5). */
 export interface CalibratedCounter extends TokenCounter {
-  /** Records what the provider reported for a prompt made of `prompt`. */
-  recordUsage(prompt: readonly Message[], usage: ReportedUsage): void;
+  /**
+   * Records what the provider reported for a prompt made of `prompt` (and `tools`, which the
+   * provider's input count includes).
+   */
+  recordUsage(
+    prompt: readonly Message[],
+    usage: ReportedUsage,
+    options?: { readonly tools?: readonly ToolDefinition[] },
+  ): void;
   /** The current estimate→truth ratio (1 until the first report). */
   readonly ratio: number;
 }
@@ -28,7 +35,21 @@ export interface CalibratedCounter extends TokenCounter {
  */
 export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCounter {
   let ratio = 1;
-  let last: { ids: string[]; inputTokens: number } | undefined;
+  // The last reported prompt and what its messages (without tool definitions) cost.
+  let last: { messages: readonly Message[]; messageTokens: number } | undefined;
+  /**
+   * Whether `messages` starts with the last reported prompt, unchanged. Ids alone are not
+   * enough: compaction replaces a message by a stub, mask or clip with the same id (and a
+   * `metadata.chatfold` record), and that prefix no longer costs what was reported.
+   */
+  const extendsLast = (messages: readonly Message[]): boolean => {
+    if (last === undefined || last.messages.length > messages.length) return false;
+    return last.messages.every((before, i) => {
+      const now = messages[i];
+      if (now === before) return true;
+      return now?.id === before.id && now.metadata?.chatfold === before.metadata?.chatfold;
+    });
+  };
   const scaled = (tokens: number): number => Math.ceil(tokens * ratio);
   const counter: CalibratedCounter = {
     tokenizer: base.tokenizer,
@@ -42,17 +63,15 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     countMessage: (message) => scaled(base.countMessage(message)),
     count(messages, options): TokenCount {
       const raw = base.count(messages, options);
-      const isExtension =
-        last !== undefined &&
-        last.ids.length <= messages.length &&
-        last.ids.every((id, i) => messages[i]?.id === id);
+      const isExtension = extendsLast(messages);
       const at = ratio;
       const scale = (tokens: number): number => Math.ceil(tokens * at);
       let total: number;
       if (isExtension && last !== undefined) {
         let newer = 0;
-        for (let i = last.ids.length; i < messages.length; i++) newer += scale(raw.perMessage[i] as number);
-        total = last.inputTokens + newer + (raw.tools > 0 && last.ids.length === 0 ? scale(raw.tools) : 0);
+        for (let i = last.messages.length; i < messages.length; i++)
+          newer += scale(raw.perMessage[i] as number);
+        total = last.messageTokens + newer + scale(raw.tools);
       } else {
         total = scale(raw.total);
       }
@@ -70,9 +89,11 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
         accuracy: counter.accuracy,
       };
     },
-    recordUsage(prompt, usage) {
+    recordUsage(prompt, usage, options = {}) {
       if (!(usage.inputTokens > 0)) return;
-      const estimate = base.count(prompt).total;
+      // The provider's input count includes the tool definitions: compare like with like.
+      const raw = base.count(prompt, options.tools === undefined ? {} : { tools: options.tools });
+      const estimate = raw.total;
       if (estimate > 0) {
         const observed = Math.min(
           CALIBRATION_BOUNDS[1],
@@ -80,7 +101,10 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
         );
         ratio = last === undefined ? observed : ratio + CALIBRATION_SMOOTHING * (observed - ratio);
       }
-      last = { ids: prompt.map((message) => message.id), inputTokens: usage.inputTokens };
+      last = {
+        messages: [...prompt],
+        messageTokens: Math.max(0, usage.inputTokens - Math.ceil(raw.tools * ratio)),
+      };
     },
   };
   const exact = base.countExact;
@@ -89,7 +113,11 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     // and every exact answer calibrates the local estimate like reported usage does (TOK-5).
     counter.countExact = async (messages, options) => {
       const result = await exact.call(base, messages, options);
-      counter.recordUsage(messages, { inputTokens: result.total - result.tools });
+      counter.recordUsage(
+        messages,
+        { inputTokens: result.total },
+        options?.tools === undefined ? {} : { tools: options.tools },
+      );
       return result;
     };
   }
