@@ -83,9 +83,12 @@ export async function runPlanner(
     onFallback,
   });
   const { budget, decision } = evaluation;
-  // A manual compaction below the target still compacts (FR-5.4.2: allowed, with a warning).
+  // A manual compaction below the target still compacts (FR-5.4.2: allowed, with a warning),
+  // and so does a `messages` or `tokens` trigger that fires below it (seed 004: "summarize
+  // after N messages"): both compact to a share of what is there.
+  const firedBelowTarget = (options.mode ?? 'auto') === 'auto' && decision.trigger === 'auto';
   const target =
-    options.mode === 'manual' && tokensBefore <= evaluation.target
+    (options.mode === 'manual' || firedBelowTarget) && tokensBefore <= evaluation.target
       ? Math.floor(tokensBefore * DEFAULTS.target)
       : evaluation.target;
   const base = {
@@ -188,13 +191,26 @@ export async function runPlanner(
       onFallback,
     });
     const dropped = run.edits.dropped;
+    const tokensAfter = counter.count(run.messages).total;
+    if (tokensAfter >= tokensBefore && mode !== 'overflow') {
+      // E.g. an extractive summary of a few short messages: nothing to gain, nothing to apply.
+      const result = unchanged(
+        `compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`,
+      );
+      options.onEvent?.({
+        type: 'compaction-end',
+        report: reportOf(result.plan),
+        durationMs: performance.now() - started,
+      });
+      return result;
+    }
     const plan: CompactionPlan = {
       ...base,
       mode,
       compacted: dropped.length + run.edits.replaced.length + run.edits.inserted.length > 0,
       cancelled: false,
       reason,
-      tokensAfter: counter.count(run.messages).total,
+      tokensAfter,
       messagesAfter: run.messages.length,
       stages: run.stages,
       ...(run.summary === undefined ? {} : { summary: run.summary }),

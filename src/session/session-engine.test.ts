@@ -263,3 +263,34 @@ describe('a counter with an exact endpoint (TOK-4)', () => {
     expect(compacted).toBe(true);
   });
 });
+
+describe('seed 004 triggers: N messages / K tokens below the target', () => {
+  it('a messages trigger compacts even when the prompt is far below the target, and resume counts from the compaction', async () => {
+    const store = memoryStore();
+    const options = { window: 200_000, store, triggers: [{ messages: 12 }], floor: 0 };
+    const session = await createChatfold(options).session('n');
+    const chat = buildConversation().system('You are helpful.').user('Plan a trip');
+    for (let i = 0; i < 8; i++) {
+      chat.assistant(`Day ${i}: ${'see the old town and the river, then eat well. '.repeat(6)}`);
+      chat.user(`And day ${i + 1}?`);
+    }
+    await session.append(chat.build());
+    const { report } = await session.prepare();
+    expect(report.compacted).toBe(true);
+    expect(report.reason).toMatch(/messages since last compaction/);
+    expect((await session.status()).messagesSinceCompaction).toBe(0);
+    const resumed = await createChatfold(options).session('n');
+    expect((await resumed.status()).messagesSinceCompaction).toBe(0);
+  });
+
+  it('a compaction that would not reduce the prompt is not applied', async () => {
+    const chatfold = createChatfold({ window: 200_000 });
+    const session = await chatfold.session('tiny');
+    await session.append(
+      buildConversation().user('hi').assistant('hello').user('ok').assistant('sure').user('go').build(),
+    );
+    const plan = await session.compact();
+    expect(plan.compacted).toBe(false);
+    expect(await chatfold.store.snapshots('tiny')).toHaveLength(0);
+  });
+});

@@ -135,6 +135,7 @@ export class SessionProjection {
       ...(summarySeqs === undefined ? {} : { summarySeqs }),
       durationMs,
       timestamp,
+      atSeq: this.#lastSeq,
     });
     const written = await this.#store.writeSnapshot(
       this.#sessionId,
@@ -183,5 +184,8 @@ export class SessionProjection {
     this.#sinceCompaction = 0;
     this.#loaded = true;
     this.apply(tail);
+    // Messages since the compaction, not since the cutoff: the retained tail was there before it.
+    const atSeq = this.#content?.compaction?.atSeq;
+    if (atSeq !== undefined) this.#sinceCompaction = Math.max(0, this.#lastSeq - atSeq);
   }
 }

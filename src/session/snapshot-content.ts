@@ -26,6 +26,8 @@ export interface SessionSnapshotContent extends SummarySnapshotContent {
     readonly tokensAfter: number;
     readonly durationMs: number;
     readonly stages: CompactionPlan['stages'];
+    /** Messages in the history when it ran (what `messages` triggers count from on resume). */
+    readonly atSeq?: number;
   };
 }
 
@@ -44,6 +46,7 @@ export interface CompactionCut {
   readonly summarySeqs?: { readonly first: number; readonly last: number };
   readonly durationMs: number;
   readonly timestamp: string;
+  readonly atSeq: number;
 }
 
 /** Builds the snapshot content of a compaction (ST-2 field names + the plan's data). */
@@ -68,6 +71,7 @@ export function snapshotContent(plan: CompactionPlan, cut: CompactionCut): Sessi
       tokensAfter: plan.tokensAfter,
       durationMs: cut.durationMs,
       stages: plan.stages,
+      atSeq: cut.atSeq,
     },
   };
 }
