@@ -5,7 +5,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { jsonlStore } from '../stores/jsonl/index.ts';
 import { postgresStore } from '../stores/postgres/index.ts';
 import { sqliteStore } from '../stores/sqlite/index.ts';
-import type { FullStore, Store } from '../stores/types.ts';
+import type { FullStore } from '../stores/types.ts';
 
 /** Environment variable naming the store when `--store` is not given. */
 export const STORE_ENV = 'CHATFOLD_STORE';

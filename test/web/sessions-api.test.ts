@@ -1,6 +1,9 @@
 // WEB-1: sessions over the JSON API (list, new, rename, switch), bad bodies and unknown sessions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryStore } from '../../src/stores/memory/index.ts';
+import type { Store } from '../../src/stores/types.ts';
 import type { SessionView, WireSession } from '../../src/web/api-types.ts';
+import { asWebStore } from '../../src/web/server/web-store.ts';
 import { startWebHarness, type WebHarness } from './harness.ts';
 
 let web: WebHarness;
@@ -114,5 +117,21 @@ describe('sessions API (WEB-1)', () => {
     expect(session.title).toBe(payload);
     const response = await web.request(`/api/sessions/${session.id}`);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('refuses, at start-up, a store without a session catalog or settings', () => {
+    const full = memoryStore();
+    const core: Store = {
+      kind: 'core-only',
+      append: full.append.bind(full),
+      messages: full.messages.bind(full),
+      recordUsage: full.recordUsage.bind(full),
+      latestSnapshot: full.latestSnapshot.bind(full),
+      writeSnapshot: full.writeSnapshot.bind(full),
+      context: full.context.bind(full),
+      close: full.close.bind(full),
+    } as Store;
+    expect(() => asWebStore(core)).toThrow(/core-only store lacks a session catalog .* and settings/);
+    expect(asWebStore(full)).toBe(full);
   });
 });
