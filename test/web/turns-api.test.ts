@@ -93,7 +93,7 @@ describe('turns API (WEB-1)', () => {
     await reader.cancel().catch(() => undefined);
     // The session frees up once the run has stopped; the user's message stays (AG-3).
     let after: Response | undefined;
-    for (let attempt = 0; attempt < 100; attempt++) {
+    for (let attempt = 0; attempt < 400; attempt++) {
       after = await web.request(`/api/sessions/${session.id}/turns`, { body: { text: 'after the stop' } });
       if (after.status !== 409) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
