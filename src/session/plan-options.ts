@@ -15,6 +15,8 @@ export interface CompactionRun {
   readonly signal?: AbortSignal;
   /** False: no LLM call in this run (background compaction fits the prompt deterministically). */
   readonly summarizerAllowed?: boolean;
+  /** Overrides the session's strategy for this run (regenerating a summary runs `summarize` alone). */
+  readonly strategy?: CompactOptions['strategy'];
 }
 
 /** The `planCompaction` options of one run: the session's settings plus this call's. */
@@ -38,6 +40,7 @@ export function planOptions(
       'target',
       'protect',
     ]),
+    ...(run.strategy === undefined ? {} : { strategy: run.strategy }),
     counter: session.counter,
     window: run.window,
     ...(config.maxOutputTokens === undefined ? {} : { maxOutputTokens: config.maxOutputTokens }),

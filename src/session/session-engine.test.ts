@@ -294,3 +294,44 @@ describe('seed 004 triggers: N messages / K tokens below the target', () => {
     expect(await chatfold.store.snapshots('tiny')).toHaveLength(0);
   });
 });
+
+describe('regenerate a summary from the originals (WEB-4)', () => {
+  it('summarizes the stored original messages again; the new summary replaces the old one', async () => {
+    const texts = [
+      'First summary: the user planned a trip to Lisbon day by day, old town and river.',
+      'Second summary, written again from the original messages of the Lisbon trip plan.',
+    ];
+    const requests: string[] = [];
+    const chatfold = createChatfold({
+      window: 40_000,
+      summarizer: async (request) => {
+        requests.push(request.prompt.user);
+        return texts[requests.length - 1] ?? 'unexpected';
+      },
+    });
+    const session = await chatfold.session('r');
+    const chat = buildConversation().system('You are helpful.').user('Plan a trip to Lisbon');
+    for (let i = 0; i < 30; i++) {
+      chat.assistant(`Day ${i}: ${'visit the old town, eat pastries, walk by the river. '.repeat(8)}`);
+      chat.user(`And day ${i + 1}?`);
+    }
+    await session.append(chat.build());
+    const first = await session.compact();
+    expect(first.summary?.text).toBe(texts[0]);
+    const again = await session.compact({ from: 'originals' });
+    expect(again.summary?.text).toBe(texts[1]);
+    expect(again.summary?.covers.count).toBeGreaterThanOrEqual(first.summary?.covers.count ?? 0);
+    // The second request saw the original messages, not the first summary.
+    expect(requests[1]).not.toContain(texts[0]);
+    expect(requests[1]).toContain('Day 3');
+    const { messages } = await session.prepare();
+    const summaries = messages.filter((message) => JSON.stringify(message).includes('summary'));
+    expect(messages.filter((message) => JSON.stringify(message).includes(texts[0] as string))).toHaveLength(
+      0,
+    );
+    expect(summaries.some((message) => JSON.stringify(message).includes(texts[1] as string))).toBe(true);
+    expect(await chatfold.store.snapshots('r')).toHaveLength(2);
+    const resumed = await createChatfold({ window: 40_000, store: chatfold.store }).session('r');
+    expect((await resumed.prepare()).messages).toEqual(messages);
+  });
+});

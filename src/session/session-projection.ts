@@ -65,6 +65,17 @@ export class SessionProjection {
     this.#reset(await this.#store.context(this.#sessionId, { headCount: 0 }));
   }
 
+  /**
+   * Replaces the projection by every stored original message, keeping the snapshot it started
+   * from as the base of the next compare-and-set (to summarize again from the originals).
+   */
+  async loadOriginals(): Promise<void> {
+    const rows = await this.#store.messages(this.#sessionId);
+    this.#messages = rows.map((row) => row.message);
+    this.#seqById = new Map(rows.map((row) => [row.message.id, row.seq]));
+    this.#lastSeq = rows.at(-1)?.seq ?? 0;
+  }
+
   /** Reads what other writers appended or compacted since this session last looked (ST-5). */
   async sync(): Promise<void> {
     if (!this.#loaded) return this.load();

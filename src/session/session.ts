@@ -157,15 +157,27 @@ export class ChatfoldSession implements Session {
   compact(options: SessionCompactOptions = {}): Promise<CompactionPlan> {
     return this.#queue.run(async () => {
       await this.#projection.sync();
+      const fromOriginals = options.from === 'originals';
       const run = {
         mode: options.mode ?? 'manual',
         window: this.#window(),
         ...pick(options, this.#config.options),
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+        // WEB-4 "Regenerate summary": one new summary of the stored originals, not of the old summary.
+        ...(fromOriginals ? { strategy: ['summarize'] } : {}),
       };
-      if (options.dryRun === true) return this.#preview(run);
-      const outcome = await this.#compact(run);
+      if (fromOriginals) await this.#projection.loadOriginals();
+      let outcome: CompactOutcome | undefined;
+      try {
+        if (options.dryRun === true) return await this.#preview(run);
+        outcome = await this.#compact(run);
+      } finally {
+        // A preview, a failure or a compaction that changed nothing: back to the current projection.
+        if (fromOriginals && (options.dryRun === true || outcome === undefined || !outcome.plan.compacted)) {
+          await this.#projection.load();
+        }
+      }
       if (!outcome.conflict) return outcome.plan;
       await this.#projection.load();
       return {

@@ -86,6 +86,12 @@ export interface SessionCompactOptions {
    * a preview is the extractive one.
    */
   readonly dryRun?: boolean;
+  /**
+   * `'originals'`: summarize again from the stored original messages, not from the current
+   * summary (WEB-4 "Regenerate summary"); the new summary replaces the old one. Default
+   * `'projection'`: compact what is sent now.
+   */
+  readonly from?: 'projection' | 'originals';
   readonly signal?: AbortSignal;
 }
 
