@@ -240,6 +240,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
           const plan = await session.compact({
             mode: 'manual',
             signal,
+            ...(summarizeOptions.from === undefined ? {} : { from: summarizeOptions.from }),
             ...(summarizeOptions.instructions === undefined
               ? {}
               : { instructions: summarizeOptions.instructions }),

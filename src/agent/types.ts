@@ -306,6 +306,8 @@ export interface RunOptions {
 export interface SummarizeOptions {
   /** Extra instructions for the summarizer ("focus on the API decisions"). */
   readonly instructions?: string;
+  /** `'originals'`: write the summary again from the stored original messages (WEB-4 regenerate). */
+  readonly from?: 'projection' | 'originals';
   readonly signal?: AbortSignal;
 }
 

@@ -369,22 +369,14 @@ describe.skipIf(!HAS_CHROMIUM)(
     });
 
     it('regenerates the summary from the original messages (WEB-4)', async () => {
-      // Right after a summary nothing is old enough to fold in: the page says so.
-      let panel = page.getByRole('region', { name: 'Summary of earlier messages' });
-      await panel.getByRole('button', { name: 'Regenerate summary' }).click();
-      let dialog = page.getByRole('dialog', { name: 'Regenerate summary' });
-      await dialog.getByRole('button', { name: 'Regenerate', exact: true }).click();
-      await expect(
-        dialog.getByText(/^Nothing was summarized:/).textContent({ timeout: 60_000 }),
-      ).resolves.toMatch(/the summary was not replaced.*regenerate after a few more turns/);
-      await dialog.getByRole('button', { name: 'Close' }).click();
+      // From the stored originals (the engine's compact({ from: 'originals' })), never from the old summary.
       for (let turn = 7; turn <= 10; turn++) await send(filler(`turn-${turn}`, 200));
       fake.configure({
         script: script('## Context and goal\nRegenerated from the originals: turn-1 to turn-10.'),
       });
-      panel = page.getByRole('region', { name: 'Summary of earlier messages' });
+      const panel = page.getByRole('region', { name: 'Summary of earlier messages' });
       await panel.getByRole('button', { name: 'Regenerate summary' }).click();
-      dialog = page.getByRole('dialog', { name: 'Regenerate summary' });
+      const dialog = page.getByRole('dialog', { name: 'Regenerate summary' });
       await expect(dialog.textContent()).resolves.toContain('from the original messages');
       await dialog.getByRole('button', { name: 'Regenerate', exact: true }).click();
       await dialog.getByText(/^Done:/).waitFor({ timeout: 60_000 });
