@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
@@ -85,5 +87,21 @@ describe('createPrefixMemo (TOK-6)', () => {
         for (const { result, expected } of results) expect(result.perMessage()).toEqual(expected);
       }),
     );
+  });
+});
+
+describe('createPrefixMemo memory', () => {
+  it('keeps no message of a long list alive once a short list was counted', async () => {
+    const count = createPrefixMemo(tokensOf);
+    let history: Message[] | undefined = Array.from({ length: 500 }, (_, i) => message(i));
+    const watched = new WeakRef(history[250] as Message);
+    count(history);
+    count(history.slice(0, 3));
+    history = undefined;
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    await new Promise((resolve) => setTimeout(resolve, 0)); // WeakRef targets live to the end of a job
+    gc();
+    expect(watched.deref()).toBeUndefined();
   });
 });

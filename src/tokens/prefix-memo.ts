@@ -20,8 +20,9 @@ export interface ListCount {
  * the messages after the shared prefix. Nothing is trusted but object identity, the same
  * assumption as the counter's per-object cache (messages are immutable values).
  *
- * The memo holds the references of one list (8 bytes a message) until the next list replaces
- * it. A recount after one append costs one pointer comparison per message and no allocation.
+ * The memo holds the references of the last list counted (8 bytes a message), never more: the
+ * next count replaces or clears it. A recount after one append costs one pointer comparison
+ * per message and no allocation.
  *
  * @param countMessage - Counts one message (cached per object and content by the counter).
  * @returns A function from a list to its per-message counts and their sum.
@@ -32,6 +33,9 @@ export function createPrefixMemo(
   let memo: { messages: Message[]; perMessage: number[]; sum: number } | undefined;
   return (messages) => {
     if (messages.length < MEMO_MIN_MESSAGES) {
+      // Forget the last list: the memo must never keep a history alive that its owner dropped
+      // (after a compaction, a session counts only its short projection).
+      memo = undefined;
       const perMessage = messages.map(countMessage);
       let sum = 0;
       for (const tokens of perMessage) sum += tokens;
