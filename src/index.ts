@@ -3,6 +3,18 @@
 // Toolkits live behind subpaths: chatfold/strategies, chatfold/summarize, chatfold/models,
 // chatfold/evaluation; stores and SDK integrations behind their own (chatfold/sqlite, …).
 
+// Background compaction (issue 13); the pg-boss queue is chatfold/pg-boss
+export type {
+  CompactionJob,
+  CompactionJobContext,
+  CompactionQueue,
+  CompactionQueueEvent,
+  CompactionWorkerOptions,
+  DeadCompactionJob,
+  InProcessQueue,
+  InProcessQueueOptions,
+} from './background/index.ts';
+export { createInProcessQueue, runCompactionWorker } from './background/index.ts';
 // Compaction as a plan (RT-1, HK-*)
 export { applyCompactionPlan } from './compaction/apply-plan.ts';
 export type { CompactResult } from './compaction/compact.ts';
