@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replayConversation } from '../src/evaluation/replay.ts';
-import { importClaudeCode, fromOpenAI, type OpenAIMessage } from '../src/index.ts';
+import { fromOpenAI, importClaudeCode, type OpenAIMessage } from '../src/index.ts';
 import { resolveModel } from '../src/models/resolve-model.ts';
 import { counterFor } from '../src/tokens/count-tokens.ts';
 

@@ -3,7 +3,10 @@ import { ChatfoldError } from './chatfold-error.ts';
 
 describe('ChatfoldError details are typed per code', () => {
   it('narrows details with hasCode', () => {
-    const error: unknown = new ChatfoldError('E_CONTEXT_OVERFLOW', 'too long', { provider: 'openai', limit: 8000 });
+    const error: unknown = new ChatfoldError('E_CONTEXT_OVERFLOW', 'too long', {
+      provider: 'openai',
+      limit: 8000,
+    });
     if (ChatfoldError.hasCode(error, 'E_CONTEXT_OVERFLOW')) {
       expectTypeOf(error.code).toEqualTypeOf<'E_CONTEXT_OVERFLOW'>();
       expectTypeOf(error.details.limit).toEqualTypeOf<number | undefined>();

@@ -1,4 +1,6 @@
 // chatfold/models — the model registry behind `model: '…'` options (MOD-*).
+
+export { tokenizerForModel } from '../tokens/tokenizer-for-model.ts';
 export type { ListModelsOptions } from './list-models.ts';
 export { listModels } from './list-models.ts';
 export type { LoadModelRegistryOptions } from './load-model-registry.ts';
@@ -9,4 +11,3 @@ export { BUNDLED_MODELS_SOURCES, bundledModelRegistry, createModelRegistry } fro
 export type { ModelOverrides, ResolvedModel, ResolveModelOptions } from './resolve-model.ts';
 export { resolveModel } from './resolve-model.ts';
 export type { ModelInfo, ModelPricing } from './types.ts';
-export { tokenizerForModel } from '../tokens/tokenizer-for-model.ts';

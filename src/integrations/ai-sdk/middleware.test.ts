@@ -171,7 +171,10 @@ describe('chatfoldMiddleware, stateless (RT-2)', () => {
       expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringMatching(/target/) }),
     );
     expect(() => chatfoldMiddleware({ window: 8000, stratgy: 'hybrid' } as never)).toThrow(
-      expect.objectContaining({ code: 'E_INVALID_OPTIONS', message: expect.stringMatching(/unknown option "stratgy"/) }),
+      expect.objectContaining({
+        code: 'E_INVALID_OPTIONS',
+        message: expect.stringMatching(/unknown option "stratgy"/),
+      }),
     );
   });
 

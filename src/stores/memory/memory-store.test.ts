@@ -19,7 +19,8 @@ describe('memoryStore', () => {
     const part = row?.message.parts[0] as { text: string } | undefined;
     if (part !== undefined) part.text = 'changed';
     const [read] = await store.messages('s');
-    (read?.message.parts as Part[]).push({ type: 'text', text: 'pushed on a read row' });
+    if (read === undefined) throw new Error('expected the stored row');
+    (read.message.parts as Part[]).push({ type: 'text', text: 'pushed on a read row' });
     expect((await store.messages('s'))[0]?.message.parts).toEqual([{ type: 'text', text: 'hi' }]);
     expect((await store.context('s')).tail[0]?.message.parts).toEqual([{ type: 'text', text: 'hi' }]);
   });
