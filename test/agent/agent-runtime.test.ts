@@ -281,8 +281,8 @@ describe('createAgent: abort (AG-3)', () => {
           { match: { isSummary: false }, reply: { text: 'noted' } },
         ],
       },
-      // K = 4,000 tokens: the third copy of the notes fires it (above the target, below 80 %).
-      { context: { maxTokensBeforeSummary: 4000, minRecentMessages: 2 } },
+      // K = 3,000 tokens: the third copy of the notes (about 1,100 tokens each) fires it, below 80 %.
+      { context: { maxTokensBeforeSummary: 3000, minRecentMessages: 2 } },
     );
     for (const text of ['first', 'second']) await collect(agent.run(`${text}: ${NOTES}`));
     const controller = new AbortController();
