@@ -192,8 +192,9 @@ export async function runPlanner(
     });
     const dropped = run.edits.dropped;
     const tokensAfter = counter.count(run.messages).total;
-    if (tokensAfter >= tokensBefore && mode !== 'overflow') {
-      // E.g. an extractive summary of a few short messages: nothing to gain, nothing to apply.
+    if (tokensAfter >= tokensBefore && mode === 'auto') {
+      // E.g. an extractive summary of a few short messages: nothing to gain, and rewriting the
+      // prompt would only break the provider's cache. (Asked for by hand, it runs, with a warning.)
       const result = unchanged(
         `compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`,
       );
@@ -203,6 +204,9 @@ export async function runPlanner(
         durationMs: performance.now() - started,
       });
       return result;
+    }
+    if (tokensAfter >= tokensBefore && mode === 'manual') {
+      warnings.push(`the compacted prompt is not smaller (${tokensBefore} → ${tokensAfter} tokens)`);
     }
     const plan: CompactionPlan = {
       ...base,

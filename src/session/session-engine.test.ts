@@ -283,15 +283,18 @@ describe('seed 004 triggers: N messages / K tokens below the target', () => {
     expect((await resumed.status()).messagesSinceCompaction).toBe(0);
   });
 
-  it('a compaction that would not reduce the prompt is not applied', async () => {
-    const chatfold = createChatfold({ window: 200_000 });
+  it('an automatic compaction that would not reduce the prompt is not applied; a manual one warns', async () => {
+    const chatfold = createChatfold({ window: 200_000, triggers: [{ messages: 4 }], floor: 0 });
     const session = await chatfold.session('tiny');
     await session.append(
       buildConversation().user('hi').assistant('hello').user('ok').assistant('sure').user('go').build(),
     );
-    const plan = await session.compact();
-    expect(plan.compacted).toBe(false);
+    const { report } = await session.prepare();
+    expect(report.compacted).toBe(false);
+    expect(report.reason).toMatch(/would not reduce the prompt/);
     expect(await chatfold.store.snapshots('tiny')).toHaveLength(0);
+    const manual = await session.compact({ dryRun: true });
+    if (manual.compacted) expect(manual.warnings.join()).toMatch(/not smaller/);
   });
 });
 
