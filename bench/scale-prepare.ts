@@ -119,7 +119,8 @@ export async function runPrepare({
     const options = {
       window: 200_000,
       maxOutputTokens: 32_000,
-      counter: createTokenCounter({ tokenizer, cacheSize: Math.max(50_000, size + 1000) }),
+      // The default counter a session would have (content cache of DEFAULT_CACHE_SIZE entries).
+      counter: createTokenCounter({ tokenizer }),
     };
     const chatfold = createChatfold({ ...options, store });
     const session = await chatfold.session(sessionId);
