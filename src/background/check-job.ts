@@ -8,8 +8,18 @@ export const DEFAULT_WORK_CONCURRENCY = 1;
 
 const workOptionsSchema = z.object({ concurrency: z.number().int().positive().optional() }).strict();
 
-/** Checks `work()` options (`E_INVALID_OPTIONS`) and fills in the default concurrency. */
-export function checkWorkOptions(options: WorkOptions): { readonly concurrency: number } {
+/** Checks `work()`'s handler and options (`E_INVALID_OPTIONS`) and fills in the default concurrency. */
+export function checkWorkOptions(handler: unknown, options: WorkOptions): { readonly concurrency: number } {
+  if (typeof handler !== 'function') {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      'work(handler): expected a function (job, { signal }) => Promise<void>',
+      {
+        option: 'handler',
+        where: 'work',
+      },
+    );
+  }
   parseOptions(workOptionsSchema, options, 'work');
   return { concurrency: options.concurrency ?? DEFAULT_WORK_CONCURRENCY };
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { queueEventLog } from '../../test/background/queue-event-log.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { createInProcessQueue } from './in-process-queue.ts';
-import type { CompactionQueueEvent } from './queue-events.ts';
 import type { CompactionJob } from './types.ts';
 
 // Issue 13: the in-process queue for SQLite, JSONL and memory stores. Delays are a few
@@ -21,31 +21,9 @@ function deferred<T = void>() {
   return { promise, resolve, reject };
 }
 
-/** Resolves when `events` has an event matching `test` (checked on every new event). */
-function eventLog() {
-  const events: CompactionQueueEvent[] = [];
-  const waiters: { test: (event: CompactionQueueEvent) => boolean; resolve: () => void }[] = [];
-  return {
-    events,
-    onEvent(event: CompactionQueueEvent) {
-      events.push(event);
-      for (const waiter of [...waiters]) {
-        if (waiter.test(event)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-    },
-    until(test: (event: CompactionQueueEvent) => boolean): Promise<void> {
-      if (events.some(test)) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ test, resolve }));
-    },
-  };
-}
-
 describe('createInProcessQueue', () => {
   it('holds one job per session: a second enqueue while it is queued or running is refused, after it ends one is accepted', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ onEvent: log.onEvent });
     expect(await queue.enqueue(job('a'))).toBe(true);
     expect(await queue.enqueue(job('a'))).toBe(false);
@@ -74,7 +52,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('runs at most `concurrency` handlers at once and hands every job to one of them', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ onEvent: log.onEvent });
     let running = 0;
     let most = 0;
@@ -98,7 +76,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('retries a failing job with back-off that doubles, then finishes it', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ retries: 3, retryDelayMs: 4, onEvent: log.onEvent });
     let calls = 0;
     const stop = await queue.work(async () => {
@@ -119,7 +97,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('caps the back-off at maxRetryDelayMs', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({
       retries: 4,
       retryDelayMs: 2,
@@ -143,7 +121,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('makes a job that failed every attempt a dead letter, inspectable, and accepts the session again', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ retries: 2, retryDelayMs: 1, onEvent: log.onEvent });
     const stop = await queue.work(async ({ sessionId }) => {
       throw new ChatfoldError('E_PROVIDER', `summary of ${sessionId} failed: 503`, {});
@@ -166,7 +144,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('keeps only the newest maxDeadLetters', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ retries: 0, maxDeadLetters: 2, onEvent: log.onEvent });
     const stop = await queue.work(async () => {
       throw new Error('down');
@@ -179,7 +157,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('aborts the signal of a handler that runs past expireMs, counts the attempt as failed and retries', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ retries: 1, retryDelayMs: 1, expireMs: 20, onEvent: log.onEvent });
     const reasons: unknown[] = [];
     let calls = 0;
@@ -205,7 +183,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('stop() aborts running handlers, waits for them, and gives their jobs back without using an attempt', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ retries: 0, onEvent: log.onEvent });
     const started = deferred();
     let returned = false;
@@ -256,7 +234,7 @@ describe('createInProcessQueue', () => {
   });
 
   it('waits for a worker: jobs queued before work() starts run once it does', async () => {
-    const log = eventLog();
+    const log = queueEventLog();
     const queue = createInProcessQueue({ onEvent: log.onEvent });
     await queue.enqueue(job('early'));
     expect(log.events).toEqual([]);
@@ -312,7 +290,7 @@ describe('createInProcessQueue', () => {
         }),
         fc.integer({ min: 1, max: 3 }),
         async (plans, concurrency) => {
-          const log = eventLog();
+          const log = queueEventLog();
           const queue = createInProcessQueue({ retries: 2, retryDelayMs: 0, onEvent: log.onEvent });
           const active = new Set<string>();
           let running = 0;

@@ -120,17 +120,18 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
 
   function fail(entry: Entry, error: unknown, expired: boolean): void {
     const { job, attempts } = entry;
-    if (attempts <= settings.retries) {
-      const retryInMs = retryDelay(attempts);
-      notify(settings.onEvent, {
-        type: 'job-error',
-        job,
-        attempt: attempts,
-        error,
-        expired,
-        stopped: false,
-        retryInMs,
-      });
+    const willRetry = attempts <= settings.retries;
+    const retryInMs = willRetry ? retryDelay(attempts) : undefined;
+    notify(settings.onEvent, {
+      type: 'job-error',
+      job,
+      attempt: attempts,
+      error,
+      expired,
+      stopped: false,
+      retryInMs,
+    });
+    if (retryInMs !== undefined) {
       entry.retryTimer = setTimeout(() => {
         entry.retryTimer = undefined;
         ready.push(entry);
@@ -139,15 +140,6 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       entry.retryTimer.unref?.();
       return;
     }
-    notify(settings.onEvent, {
-      type: 'job-error',
-      job,
-      attempt: attempts,
-      error,
-      expired,
-      stopped: false,
-      retryInMs: undefined,
-    });
     entries.delete(job.sessionId);
     dead.push({ job, attempts, error: errorText(error), failedAt: new Date().toISOString() });
     if (dead.length > settings.maxDeadLetters) dead.splice(0, dead.length - settings.maxDeadLetters);
@@ -252,17 +244,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): InPro
       return true;
     },
     async work(handler, workOptions: WorkOptions = {}) {
-      if (typeof handler !== 'function') {
-        throw new ChatfoldError(
-          'E_INVALID_OPTIONS',
-          'work(handler): expected a function (job, { signal }) => Promise<void>',
-          {
-            option: 'handler',
-            where: 'work',
-          },
-        );
-      }
-      const { concurrency } = checkWorkOptions(workOptions);
+      const { concurrency } = checkWorkOptions(handler, workOptions);
       assertOpen('work()');
       const worker: Worker = { handler, concurrency, running: new Set(), stop: new AbortController() };
       workers.add(worker);

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { queueEventLog } from '../../test/background/queue-event-log.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { PG_BOSS_QUEUE_DEFAULTS, type PgBossQueueOptions, pgBossQueue } from './pg-boss-queue.ts';
-import type { CompactionQueueEvent } from './queue-events.ts';
 import type { CompactionJob } from './types.ts';
 
 // Issue 13: the pg-boss queue against the real PostgreSQL (DATABASE_URL; CI points it at
@@ -14,28 +14,6 @@ const DATABASE_URL = process.env.DATABASE_URL;
 const schema = `cf_boss_${process.pid}_${Date.now().toString(36)}`;
 const job = (sessionId: string): CompactionJob => ({ sessionId, requestedAt: new Date().toISOString() });
 let queueCount = 0;
-
-/** Records a queue's events; `until` resolves when one matches. */
-function eventLog() {
-  const events: CompactionQueueEvent[] = [];
-  const waiters: { test: (event: CompactionQueueEvent) => boolean; resolve: () => void }[] = [];
-  return {
-    events,
-    onEvent(event: CompactionQueueEvent) {
-      events.push(event);
-      for (const waiter of [...waiters]) {
-        if (waiter.test(event)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-    },
-    until(test: (event: CompactionQueueEvent) => boolean): Promise<void> {
-      if (events.some(test)) return Promise.resolve();
-      return new Promise((resolve) => waiters.push({ test, resolve }));
-    },
-  };
-}
 
 describe('pgBossQueue options', () => {
   it('refuses bad options at construction, naming the option', () => {
@@ -107,23 +85,30 @@ describe.skipIf(DATABASE_URL === undefined)(
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await b.enqueue(job('session-2'))).toBe(true);
 
-      const log = eventLog();
+      const log = queueEventLog();
       const worker = open({ onEvent: log.onEvent }, 'singleton');
       const release: (() => void)[] = [];
-      const stop = await worker.work(() => new Promise<void>((resolve) => release.push(resolve)), {
-        concurrency: 2,
-      });
+      // Each handler waits to be released; the job queued again at the end is stopped with the worker.
+      const stop = await worker.work(
+        (_job, { signal }) =>
+          new Promise<void>((resolve, reject) => {
+            release.push(resolve);
+            signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+          }),
+        { concurrency: 2 },
+      );
       await log.until(() => log.events.filter((event) => event.type === 'job-start').length === 2);
       // Running counts too: still refused.
       expect(await a.enqueue(job('session-1'))).toBe(false);
       for (const resolve of release) resolve();
       await log.until(() => log.events.filter((event) => event.type === 'job-end').length === 2);
-      expect(await a.enqueue(job('session-1'))).toBe(true);
+      // pg-boss marks the job completed just after the handler returns (job-end): then it is free.
+      await expect.poll(() => a.enqueue(job('session-1')), { timeout: 10_000 }).toBe(true);
       await stop();
     });
 
     it('runs at most `concurrency` handlers in one worker and hands each job to one handler', async () => {
-      const log = eventLog();
+      const log = queueEventLog();
       const queue = open({ onEvent: log.onEvent });
       for (let index = 0; index < 6; index += 1) await queue.enqueue(job(`c${index}`));
       let running = 0;
@@ -146,7 +131,7 @@ describe.skipIf(DATABASE_URL === undefined)(
     });
 
     it('retries a failing job with back-off and finishes it', async () => {
-      const log = eventLog();
+      const log = queueEventLog();
       const queue = open({ retries: 3, onEvent: log.onEvent });
       let calls = 0;
       const stop = await queue.work(async () => {
@@ -168,7 +153,7 @@ describe.skipIf(DATABASE_URL === undefined)(
     });
 
     it('moves a job that failed every attempt to the dead letters, with its error, and accepts the session again', async () => {
-      const log = eventLog();
+      const log = queueEventLog();
       const queue = open({ retries: 1, onEvent: log.onEvent });
       const stop = await queue.work(async ({ sessionId }) => {
         throw new ChatfoldError('E_PROVIDER', `summary of ${sessionId} failed: 503`, {});
@@ -186,7 +171,7 @@ describe.skipIf(DATABASE_URL === undefined)(
     });
 
     it('aborts the signal of a handler that runs past expireInSeconds and retries the job', async () => {
-      const log = eventLog();
+      const log = queueEventLog();
       const queue = open({ expireInSeconds: 1, onEvent: log.onEvent });
       let calls = 0;
       const stop = await queue.work(async (_job, { signal }) => {
@@ -237,7 +222,7 @@ describe.skipIf(DATABASE_URL === undefined)(
 
       // The job is still active under the dead worker's claim: no second copy can be queued.
       expect(await producer.enqueue(job('victim'))).toBe(false);
-      const log = eventLog();
+      const log = queueEventLog();
       const survivor = open({ expireInSeconds, onEvent: log.onEvent }, queueName);
       const stop = await survivor.work(async () => undefined);
       await log.until((event) => event.type === 'job-end');
@@ -248,7 +233,7 @@ describe.skipIf(DATABASE_URL === undefined)(
     }, 60_000);
 
     it('stop() aborts running handlers and waits for them; the job is retried by the next worker', async () => {
-      const log = eventLog();
+      const log = queueEventLog();
       const queue = open({ onEvent: log.onEvent });
       let returned = false;
       const stop = await queue.work(async (_job, { signal }) => {

@@ -259,17 +259,7 @@ export function pgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       return id !== null;
     },
     async work(handler, workOptions: WorkOptions = {}) {
-      if (typeof handler !== 'function') {
-        throw new ChatfoldError(
-          'E_INVALID_OPTIONS',
-          'work(handler): expected a function (job, { signal }) => Promise<void>',
-          {
-            option: 'handler',
-            where: 'work',
-          },
-        );
-      }
-      const { concurrency } = checkWorkOptions(workOptions);
+      const { concurrency } = checkWorkOptions(handler, workOptions);
       const instance = await boss('work()');
       const stopping = new AbortController();
       const running = new Set<Promise<unknown>>();
@@ -281,6 +271,8 @@ export function pgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         const startedAt = performance.now();
         notify(settings.onEvent, { type: 'job-start', job, attempt });
         try {
+          // A job fetched while the worker was stopping is handed back at once (pg-boss retries it).
+          signal.throwIfAborted();
           await handler(job, { signal });
           notify(settings.onEvent, {
             type: 'job-end',
@@ -324,13 +316,15 @@ export function pgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       );
       const stop = async (): Promise<void> => {
         if (!stops.delete(stop)) return;
+        // Stop fetching first, then abort what runs; offWork resolves once the handlers returned.
+        const off = instance.offWork(queueName, { id, wait: true });
         stopping.abort(
           new ChatfoldError('E_QUEUE', 'the compaction worker stopped; pg-boss retries the job', {
             queue: 'pg-boss',
           }),
         );
-        await Promise.allSettled([...running]);
-        await instance.offWork(queueName, { id, wait: true });
+        await Promise.allSettled([off, ...running]);
+        await off;
       };
       stops.add(stop);
       return stop;

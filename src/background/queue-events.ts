@@ -6,6 +6,7 @@ import type { CompactionJob } from './types.ts';
  */
 export type CompactionQueueEvent =
   | { readonly type: 'job-start'; readonly job: CompactionJob; readonly attempt: number }
+  /** The handler returned; the queue records the job as done right after (pg-boss: one query later). */
   | {
       readonly type: 'job-end';
       readonly job: CompactionJob;
