@@ -110,11 +110,15 @@ describe('chatfold serve (CLI-4, WEB-8)', () => {
         servers.push(await startServe(['--store', url.toString(), ...fakeModelArgs()], env));
         const [a, b] = servers as [ServeProcess, ServeProcess];
         const headers = { 'content-type': 'application/json' };
-        const created = (await (
-          await fetch(`${a.url}/api/sessions`, { method: 'POST', headers, body: '{"title":"shared"}' })
-        ).json()) as {
-          session: WireSession;
-        };
+        const response = await fetch(`${a.url}/api/sessions`, {
+          method: 'POST',
+          headers,
+          body: '{"title":"shared"}',
+        });
+        const body = await response.text();
+        // A failure says what the server answered (and what it logged).
+        expect(response.status, `${body}\n${a.output()}`).toBe(201);
+        const created = JSON.parse(body) as { session: WireSession };
         const turn = await fetch(`${a.url}/api/sessions/${created.session.id}/turns`, {
           method: 'POST',
           headers,
