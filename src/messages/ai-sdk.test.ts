@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type ModelMessage, modelMessageSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { type AiSdkMessage, type AiSdkMessageInput, fromAiSdk, toAiSdk } from './ai-sdk.ts';
 import { fromAnthropic, toAnthropic } from './anthropic.ts';
 import type { Message } from './types.ts';
@@ -18,15 +18,7 @@ const isValidV7 = (messages: unknown): boolean => modelMessageSchema.array().saf
 const bytes = () => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const at = '2026-01-01T00:00:00.000Z';
 
-const error = (run: () => unknown): ChatfoldError => {
-  try {
-    run();
-  } catch (caught) {
-    if (ChatfoldError.isInstance(caught)) return caught;
-    throw caught;
-  }
-  throw new Error('expected a ChatfoldError');
-};
+const error = caughtError;
 
 describe('fromAiSdk / toAiSdk round trips (MSG-2)', () => {
   it.each([['toolMessages', toolMessages], ...Object.entries(docs)])(

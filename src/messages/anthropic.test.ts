@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { type AnthropicMessage, type AnthropicRequest, fromAnthropic, toAnthropic } from './anthropic.ts';
 import { importClaudeCode } from './claude-code.ts';
 import type { Message } from './types.ts';
@@ -29,15 +29,7 @@ const requests: Record<string, AnthropicRequest> = {
   promptCaching: docs.promptCaching as AnthropicRequest,
 };
 
-const error = (run: () => unknown): ChatfoldError => {
-  try {
-    run();
-  } catch (caught) {
-    if (ChatfoldError.isInstance(caught)) return caught;
-    throw caught;
-  }
-  throw new Error('expected a ChatfoldError');
-};
+const error = caughtError;
 
 describe('fromAnthropic / toAnthropic round trips (MSG-2)', () => {
   it.each(Object.keys(requests))('gives back the documented request %s unchanged', (name) => {

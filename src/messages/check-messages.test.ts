@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { corrupt, malformedCases } from '../../test/malformed-messages.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { countTokens } from '../tokens/count-tokens.ts';
 import { fromAiSdk } from './ai-sdk.ts';
 import { fromAnthropic } from './anthropic.ts';
@@ -24,15 +25,7 @@ const at = '2026-01-01T00:00:00.000Z';
 const user = (text: unknown, extra: object = {}): Message =>
   ({ id: 'u', role: 'user', parts: [{ type: 'text', text }], createdAt: at, ...extra }) as Message;
 
-const error = (run: () => unknown): ChatfoldError => {
-  try {
-    run();
-  } catch (caught) {
-    if (ChatfoldError.isInstance(caught)) return caught;
-    throw caught;
-  }
-  throw new Error('expected a ChatfoldError');
-};
+const error = caughtError;
 
 const nested = (depth: number): unknown => {
   let value: unknown = 'leaf';

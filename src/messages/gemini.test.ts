@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Content } from '@google/genai';
 import { describe, expect, it } from 'vitest';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { fromGemini, type GeminiRequest, toGemini } from './gemini.ts';
 import type { Message } from './types.ts';
 
@@ -12,15 +12,7 @@ const parallel = fixture<GeminiRequest>('gemini-function-calling.json');
 const docs = fixture<Record<string, GeminiRequest>>('gemini-docs.json');
 const at = '2026-01-01T00:00:00.000Z';
 
-const error = (run: () => unknown): ChatfoldError => {
-  try {
-    run();
-  } catch (caught) {
-    if (ChatfoldError.isInstance(caught)) return caught;
-    throw caught;
-  }
-  throw new Error('expected a ChatfoldError');
-};
+const error = caughtError;
 
 describe('fromGemini / toGemini round trips (MSG-2)', () => {
   it.each([

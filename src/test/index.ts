@@ -2,6 +2,7 @@
 // the AI SDK's `ai/test`): each takes a value, a function or a per-call array and records calls.
 export type { ConversationBuilder } from './build-conversation.ts';
 export { buildConversation } from './build-conversation.ts';
+export { caughtError } from './caught-error.ts';
 export type { MockAnswer } from './mock-answer.ts';
 export type {
   MockContextOverflow,
