@@ -81,6 +81,7 @@ describe('background compaction, session side (issue 13)', () => {
     }
     expect(summarizerCalls).toBe(1);
     expect(events.some((event) => event.type === 'background-applied')).toBe(true);
+    expect((await session.compactions()).at(-1)?.mode).toBe('auto');
     expect(
       (await session.prepare()).messages.some((message) => JSON.stringify(message).includes(SUMMARY)),
     ).toBe(true);

@@ -82,13 +82,13 @@ export class SessionBackground {
     return pending;
   }
 
-  /** Stores a plan a worker computed for this projection. */
-  async store(plan: CompactionPlan): Promise<void> {
+  /** Stores a plan a worker computed for the projection that started from snapshot `base`. */
+  async store(plan: CompactionPlan, base: string | null): Promise<void> {
     const store = this.#config.store;
     if (!hasSettings(store) || !plan.compacted) return;
     const pending: PendingPlan = {
       version: 1,
-      baseSnapshotId: this.#base(),
+      baseSnapshotId: base,
       createdAt: this.#config.now().toISOString(),
       plan,
     };
@@ -105,7 +105,9 @@ export class SessionBackground {
     if (pending === undefined) return undefined;
     const before = this.#projection.messages;
     const messages: Message[] = applyCompactionPlan(before, pending.plan);
-    const written = await this.#projection.persist(pending.plan, messages, {
+    // Applied because a trigger fired: recorded as an automatic compaction.
+    const plan: CompactionPlan = { ...pending.plan, mode: 'auto' };
+    const written = await this.#projection.persist(plan, messages, {
       counter,
       durationMs: 0,
       timestamp: this.#config.now().toISOString(),

@@ -213,12 +213,16 @@ export class ChatfoldSession implements Session {
     return sessionCompactions(this.#config.store, this.id);
   }
 
-  precompact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionPlan> {
-    return this.#queue.run(async () => {
+  async precompact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionPlan> {
+    // Read the projection in turn, then plan outside the call queue: a session object shared
+    // with the request path never makes a turn wait for the summary.
+    const config = this.#config.options;
+    const input = await this.#queue.run(async () => {
       await this.#projection.sync();
-      const config = this.#config.options;
-      const outcome = await runPlanner(this.#projection.messages, {
-        ...this.#planOptions(
+      return {
+        messages: [...this.#projection.messages],
+        base: this.#projection.snapshot?.id ?? null,
+        options: this.#planOptions(
           {
             mode: 'manual',
             window: this.#window(),
@@ -227,12 +231,15 @@ export class ChatfoldSession implements Session {
           },
           true,
         ),
-        ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
-        onEvent: (event) => this.#emit(event),
-      });
-      await this.#backgroundJobs.store(outcome.plan);
-      return outcome.plan;
+      };
     }, options.signal);
+    const outcome = await runPlanner(input.messages, {
+      ...input.options,
+      ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
+      onEvent: (event) => this.#emit(event),
+    });
+    await this.#backgroundJobs.store(outcome.plan, input.base);
+    return outcome.plan;
   }
 
   on(listener: (event: SessionEvent) => void): () => void;
