@@ -35,8 +35,10 @@ export interface TrimSubjectResult {
   readonly kept: number;
   readonly tokens: number;
   readonly firstKeptRole: string | undefined;
-  /** Kinds of `validate` problems of the kept list for Anthropic (none: it can be sent). */
+  /** Kinds of structural `validate` problems of the kept list (orphan results, split tool groups). */
   readonly problems: readonly string[];
+  /** And for Anthropic, whose first message must be a user turn (`startOn: 'human'` asks for that). */
+  readonly anthropicProblems: readonly string[];
 }
 
 export interface TrimComparison {
@@ -107,8 +109,10 @@ export async function compareTrimming({
   const neutral = (m: BaseMessage): Message => byId.get(m.id as string) as Message;
   const lcCounter = (c: TokenCounter) => (list: BaseMessage[]) =>
     list.reduce((sum, m) => sum + c.countMessage(neutral(m)), 3);
-  // The same options for all (trimToTokens takes LangChain's names and semantics).
-  const shared = { maxTokens, strategy: 'last', includeSystem: true, startOn: 'human' } as const;
+  // The same options for all (trimToTokens takes LangChain's names and semantics). No
+  // `startOn: 'human'`: the newest 64k tokens of an agent's tool loop often hold no user turn,
+  // and both would return nothing; without it the kept list's validity tells them apart.
+  const shared = { maxTokens, strategy: 'last', includeSystem: true } as const;
   const truncate = (c: TokenCounter) => ({
     counter: c,
     window: maxTokens,
@@ -149,7 +153,10 @@ export async function compareTrimming({
       kept: list.length,
       tokens: counter.count(list).total,
       firstKeptRole: list[0]?.role,
-      problems: [...new Set(validate(list, { provider: 'anthropic' }).map((problem) => problem.kind))],
+      problems: [...new Set(validate(list).map((problem) => problem.kind))],
+      anthropicProblems: [
+        ...new Set(validate(list, { provider: 'anthropic' }).map((problem) => problem.kind)),
+      ],
     };
   };
   const ratio = (results: Record<string, { ms: number }>, name: string) =>
