@@ -69,6 +69,9 @@ const problems: string[] = [];
 
 function serveArgs(): string[] {
   return [
+    // Summaries inline, on the request path: these tests watch a compaction happen within the
+    // turn that triggers it. The background path (the default) is tested in test/background.
+    '--no-workers',
     '--agent',
     join(home, 'web-e2e.yaml'),
     '--store',
