@@ -53,6 +53,26 @@ interface PreparedRecord {
  * `PostgresStore` only choose a driver. The schema is migrated before the first operation;
  * a failed migration (`E_STORE_SCHEMA`, `E_STORE`) is what every call then rejects with.
  */
+/** PostgreSQL codes of losing a race to create the same schema or table (`IF NOT EXISTS` is not atomic). */
+const CREATE_RACE_CODES = new Set(['23505', '42P06', '42P07']);
+
+/**
+ * Migrates, once more when another process (another `chatfold serve`, pg-boss creating the
+ * same schema) created the schema or a table at the same moment: the second attempt finds
+ * them there.
+ */
+async function migrateRacing(driver: SqlDriver): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrate(driver);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= 3 || typeof code !== 'string' || !CREATE_RACE_CODES.has(code)) throw error;
+    }
+  }
+}
+
 export class SqlStore implements Store {
   readonly kind: string;
   readonly #driver: SqlDriver;
@@ -68,7 +88,7 @@ export class SqlStore implements Store {
     this.#sql = buildQueries(driver.dialect);
     this.#latest = new LatestSnapshots(this.#sql, driver.dialect);
     this.#now = options.now ?? (() => new Date());
-    this.#opened = migrate(driver).then(
+    this.#opened = migrateRacing(driver).then(
       () => undefined,
       (error: unknown) => {
         throw this.#wrap(error, 'open');
