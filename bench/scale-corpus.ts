@@ -113,16 +113,19 @@ export function* scaleMessages(count: number, from = 0): Generator<Message> {
   const length = scaleLength(count);
   for (let index = from; index < length; index++) {
     if (index === 0) {
-      yield structuredClone(goal);
+      yield JSON.parse(JSON.stringify(goal)) as Message;
       continue;
     }
     const copy = Math.floor((index - 1) / body.length);
     const message = body[(index - 1) % body.length] as Message;
-    yield {
+    const marked = {
       ...message,
       id: `${message.id}~${copy}`,
       parts: message.parts.map((part) => markPart(part, copy)),
     };
+    // Through JSON, as messages arrive from a store or an HTTP body: flat strings, nothing
+    // shared with the template (a concatenated string stays a rope until something flattens it).
+    yield JSON.parse(JSON.stringify(marked)) as Message;
   }
 }
 
