@@ -17,15 +17,19 @@ import { openCompactionQueue } from '../open-queue.ts';
 import { openStore } from '../open-store.ts';
 import { parsePositiveInteger, print } from '../options.ts';
 
-interface ServeCliOptions {
-  port: number;
-  host: string;
+/** The options `chatfold serve` and `chatfold worker` share: where sessions live and which agent runs. */
+export interface AgentProcessCliOptions {
   store?: string;
   agent?: string;
   model?: string;
   baseUrl?: string;
   window?: number;
   workspace: string;
+}
+
+interface ServeCliOptions extends AgentProcessCliOptions {
+  port: number;
+  host: string;
   token?: string;
   fakeProvider?: boolean;
   /** `--no-workers` sets it false: no compaction workers in this process (issue 13). */
@@ -71,7 +75,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta
 
 /** The agent the web app runs: from `--agent`, else `--model`, else the fake provider or the first key set. */
 export async function agentDefinition(
-  options: Pick<ServeCliOptions, 'agent' | 'model' | 'baseUrl' | 'window' | 'workspace'>,
+  options: Omit<AgentProcessCliOptions, 'store'>,
   fakeUrl: string | undefined,
 ): Promise<Omit<AgentOptions, 'store' | 'session'>> {
   const window = options.window === undefined ? {} : { maxInputTokens: options.window };

@@ -6,15 +6,9 @@ import { backgroundSessions, logQueueEvent } from '../background-sessions.ts';
 import { openCompactionQueue } from '../open-queue.ts';
 import { openStore } from '../open-store.ts';
 import { parsePositiveInteger, print } from '../options.ts';
-import { agentDefinition } from './serve.ts';
+import { type AgentProcessCliOptions, agentDefinition } from './serve.ts';
 
-interface WorkerCliOptions {
-  store?: string;
-  agent?: string;
-  model?: string;
-  baseUrl?: string;
-  window?: number;
-  workspace: string;
+interface WorkerCliOptions extends AgentProcessCliOptions {
   concurrency: number;
 }
 
