@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { compact } from '../src/compaction/compact.ts';
 import type { Message } from '../src/messages/types.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
+import { extendTokenCount } from '../src/tokens/extend-count.ts';
 import type { TokenCounter } from '../src/tokens/types.ts';
 import { interleaved, median } from './harness.ts';
 import { messageBytes, messageTexts, scaleSession } from './scale-corpus.ts';
@@ -23,7 +24,7 @@ export interface EngineResult {
   readonly tokens: number;
   readonly tokenizer: string;
   readonly countCold: { chatfoldMs: number; rawTokenizerMs: number; ratio: number; runs: number };
-  readonly recount: { sameObjectsMs: number; statelessMs: number };
+  readonly recount: { sameObjectsMs: number; extendMs: number; statelessMs: number };
   readonly compaction: {
     firstMs: number;
     repeatedMs: number;
@@ -110,6 +111,14 @@ export async function runEngine({
     counter.count(list);
     same.push(performance.now() - start);
   }
+  // The same append through extendTokenCount: the caller keeps its last count (O(new message)).
+  let running = counter.count(list);
+  const extended: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const start = performance.now();
+    running = extendTokenCount(counter, running, [one(50 + i)]);
+    extended.push(performance.now() - start);
+  }
   const stateless: number[] = [];
   for (let i = 0; i < Math.max(1, Math.min(5, repetitions)); i++) {
     const rebuilt = [...list, one(100 + i)].map((m) => ({ ...m, parts: m.parts.map((p) => ({ ...p })) }));
@@ -148,7 +157,11 @@ export async function runEngine({
       ratio: round((cold['chatfold count']?.ms ?? 0) / (cold['raw tokenizer']?.ms ?? 1)),
       runs: repetitions,
     },
-    recount: { sameObjectsMs: median(same.slice(5)), statelessMs: median(stateless) },
+    recount: {
+      sameObjectsMs: median(same.slice(5)),
+      extendMs: median(extended.slice(5)),
+      statelessMs: median(stateless),
+    },
     compaction: {
       firstMs: round(firstMs),
       repeatedMs: median(repeated),

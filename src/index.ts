@@ -166,4 +166,6 @@ export type { CountTokensOptions } from './tokens/count-tokens.ts';
 export { countTokens } from './tokens/count-tokens.ts';
 export type { TokenCounterOptions, TokenizerId } from './tokens/create-token-counter.ts';
 export { createTokenCounter } from './tokens/create-token-counter.ts';
+export type { ExtendTokenCountOptions } from './tokens/extend-count.ts';
+export { extendTokenCount } from './tokens/extend-count.ts';
 export type { CountAccuracy, ExactTokenCounter, TokenCount, TokenCounter } from './tokens/types.ts';
