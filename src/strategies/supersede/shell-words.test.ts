@@ -40,7 +40,14 @@ describe('shellTokens: plain lines split without shell-quote', () => {
   });
 
   it('property: any line of the plain alphabet and joiners splits as shell-quote splits it', () => {
-    const alphabet = fc.constantFrom(...'abz09_-./:,@+=% &|;><'.split(''), '&&', '||', '  ', ' 2>&1', ' 2>/dev/null');
+    const alphabet = fc.constantFrom(
+      ...'abz09_-./:,@+=% &|;><'.split(''),
+      '&&',
+      '||',
+      '  ',
+      ' 2>&1',
+      ' 2>/dev/null',
+    );
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 40 }), (chars) => {
         const line = chars.join('').trim();
