@@ -50,6 +50,7 @@ export function findSuperseded(events: readonly ResultEvent[]): Map<string, Supe
   const whole = new Map<string, ResultEvent>();
   const ranges = new Map<string, ResultEvent>();
   const listings = new Map<string, ResultEvent[]>();
+  const newestListing = new Set<string>();
   const truncatedListings = new Map<string, ResultEvent>();
   const observations = new Map<string, ResultEvent>();
   const truncatedObservations = new Map<string, ResultEvent>();
@@ -94,7 +95,11 @@ export function findSuperseded(events: readonly ResultEvent[]): Map<string, Supe
       else remember(ranges, `${effect.path}\u0000${effect.range}`, event);
     } else if (effect?.kind === 'list') {
       if (event.isTruncated) remember(truncatedListings, exactListing(effect), event);
-      else {
+      else if (!newestListing.has(exactListing(effect))) {
+        // One (the newest) per exact listing: an older identical one is never found before
+        // it, and the list stays as short as the distinct ways a path was listed (a session
+        // that runs `ls` a thousand times would otherwise make this pass quadratic).
+        newestListing.add(exactListing(effect));
         const newer = listings.get(effect.path);
         if (newer === undefined) listings.set(effect.path, [event]);
         else newer.push(event);
