@@ -91,6 +91,22 @@ function checkMapping(option: string, mapping: unknown): void {
 }
 
 /**
+ * Configurations seen so far, each by a short key. The per-part caches are keyed by it on
+ * every call part and result; the configuration's JSON (kilobytes of mappings) would be
+ * hashed again for each lookup.
+ */
+const configKeys = new Map<string, string>();
+
+function internKey(json: string): string {
+  let key = configKeys.get(json);
+  if (key === undefined) {
+    key = `c${configKeys.size}`;
+    configKeys.set(json, key);
+  }
+  return key;
+}
+
+/**
  * Checks the options and resolves them to the classification config, so bad input fails when
  * the strategy is built with a message naming the option (MSG-4), not deep inside a compaction.
  */
@@ -134,7 +150,7 @@ export function resolveSupersedeOptions(
   return {
     rules,
     tools: mappings,
-    dataKey: JSON.stringify([tools, idempotentTools, repeatedCommands, readOnlyCommands, cwd ?? null]),
+    dataKey: internKey(JSON.stringify([tools, idempotentTools, repeatedCommands, readOnlyCommands, cwd ?? null])),
     idempotentTools: new Set(
       checkStrings('idempotentTools', options.idempotentTools) ?? DEFAULT_IDEMPOTENT_TOOLS,
     ),
