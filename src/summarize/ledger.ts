@@ -70,23 +70,6 @@ function clipItem(text: string): string {
   return firstLine.length > MAX_ITEM ? firstLine.slice(0, MAX_ITEM) : firstLine;
 }
 
-/** Appends values keeping each once, at its last occurrence. */
-class OrderedSet {
-  readonly #items = new Map<string, true>();
-  constructor(initial: readonly string[] = []) {
-    for (const item of initial) this.add(item);
-  }
-  add(item: string): void {
-    if (item === '') return;
-    this.#items.delete(item);
-    this.#items.set(item, true);
-  }
-  newest(cap: number): string[] {
-    const all = [...this.#items.keys()];
-    return all.slice(Math.max(0, all.length - cap));
-  }
-}
-
 const LEDGER_KEYS = [
   'filesRead',
   'filesModified',
@@ -150,34 +133,54 @@ function messageFacts(message: Message): MessageFacts {
 
 /**
  * Extracts the fact ledger of a span (SUM-4), merged after an earlier ledger (multi-level:
- * what earlier summaries carried stays, newest last). Linear in the text size; very large
- * outputs are scanned at head and tail only.
+ * what earlier summaries carried stays, newest last). Each fact appears once, at its last
+ * occurrence, and each kind keeps its newest `caps` facts — so the span is read newest first
+ * and reading stops once every kind is full: a long span costs what its recent facts cost,
+ * not its whole text. Very large outputs are scanned at head and tail only.
  */
 export function extractLedger(
   messages: readonly Message[],
   previous: FactLedger = EMPTY_LEDGER,
   caps: Readonly<Record<keyof FactLedger, number>> = DEFAULT_LEDGER_CAPS,
 ): FactLedger {
-  const sets = {
-    filesRead: new OrderedSet(previous.filesRead),
-    filesModified: new OrderedSet(previous.filesModified),
-    commands: new OrderedSet(previous.commands),
-    urls: new OrderedSet(previous.urls),
-    identifiers: new OrderedSet(previous.identifiers),
-    numbers: new OrderedSet(previous.numbers),
-    errors: new OrderedSet(previous.errors),
+  const seen = emptyFactSets();
+  const newestFirst = emptyFactLists();
+  let open = LEDGER_KEYS.filter((key) => caps[key] > 0);
+  const take = (key: keyof FactLedger, items: readonly string[]): void => {
+    const cap = caps[key];
+    const list = newestFirst[key];
+    for (let i = items.length - 1; i >= 0 && list.length < cap; i--) {
+      const item = items[i] as string;
+      if (item === '' || seen[key].has(item)) continue;
+      seen[key].add(item);
+      list.push(item);
+    }
   };
-  for (const message of messages) {
-    const facts = messageFacts(message);
-    for (const key of LEDGER_KEYS) for (const item of facts[key]) sets[key].add(item);
+  for (let m = messages.length - 1; m >= 0 && open.length > 0; m--) {
+    const facts = messageFacts(messages[m] as Message);
+    for (const key of open) take(key, facts[key]);
+    open = open.filter((key) => newestFirst[key].length < caps[key]);
   }
+  for (const key of open) take(key, previous[key]);
   return {
-    filesRead: sets.filesRead.newest(caps.filesRead),
-    filesModified: sets.filesModified.newest(caps.filesModified),
-    commands: sets.commands.newest(caps.commands),
-    urls: sets.urls.newest(caps.urls),
-    identifiers: sets.identifiers.newest(caps.identifiers),
-    numbers: sets.numbers.newest(caps.numbers),
-    errors: sets.errors.newest(caps.errors),
+    filesRead: newestFirst.filesRead.reverse(),
+    filesModified: newestFirst.filesModified.reverse(),
+    commands: newestFirst.commands.reverse(),
+    urls: newestFirst.urls.reverse(),
+    identifiers: newestFirst.identifiers.reverse(),
+    numbers: newestFirst.numbers.reverse(),
+    errors: newestFirst.errors.reverse(),
+  };
+}
+
+function emptyFactSets(): Record<keyof FactLedger, Set<string>> {
+  return {
+    filesRead: new Set(),
+    filesModified: new Set(),
+    commands: new Set(),
+    urls: new Set(),
+    identifiers: new Set(),
+    numbers: new Set(),
+    errors: new Set(),
   };
 }

@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../messages/types.ts';
+import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger } from './ledger.ts';
+import type { FactLedger } from './types.ts';
+
+const KEYS = Object.keys(DEFAULT_LEDGER_CAPS) as (keyof FactLedger)[];
+const UNCAPPED = Object.fromEntries(KEYS.map((key) => [key, Number.MAX_SAFE_INTEGER])) as Record<
+  keyof FactLedger,
+  number
+>;
+
+/**
+ * The ledger as defined: every fact of the previous ledger and then of each message, oldest
+ * first, kept once at its last occurrence; each kind's newest `cap` facts.
+ */
+function reference(messages: readonly Message[], previous: FactLedger, caps: typeof DEFAULT_LEDGER_CAPS) {
+  const lists = KEYS.map((key) => {
+    const order = new Map<string, true>();
+    const add = (item: string) => {
+      if (item === '') return;
+      order.delete(item);
+      order.set(item, true);
+    };
+    for (const item of previous[key]) add(item);
+    for (const message of messages)
+      for (const item of extractLedger([message], EMPTY_LEDGER, UNCAPPED)[key]) add(item);
+    const all = [...order.keys()];
+    return [key, all.slice(Math.max(0, all.length - caps[key]))] as const;
+  });
+  return Object.fromEntries(lists);
+}
+
+const FILES = ['src/a.ts', 'src/b.ts', 'README.md', 'lib/c.js', 'test/d.test.ts'];
+const COMMANDS = ['npm test', 'git status', 'ls -la', 'cargo build', 'make'];
+
+const messageArbitrary = fc
+  .record({
+    kind: fc.constantFrom('read', 'write', 'bash', 'text', 'error'),
+    file: fc.constantFrom(...FILES),
+    command: fc.constantFrom(...COMMANDS),
+    number: fc.nat({ max: 50 }),
+  })
+  .map(({ kind, file, command, number }) => ({ kind, file, command, number }));
+
+function build(specs: readonly { kind: string; file: string; command: string; number: number }[]): Message[] {
+  const createdAt = '2026-01-01T00:00:00.000Z';
+  return specs.flatMap((spec, i): Message[] => {
+    if (spec.kind === 'text') {
+      return [
+        {
+          id: `t${i}`,
+          role: 'assistant',
+          createdAt,
+          parts: [
+            {
+              type: 'text',
+              text: `Ran ${spec.number} tests in ${spec.number} ms, see \`${spec.file}\` and #${spec.number}`,
+            },
+          ],
+        },
+      ];
+    }
+    const name = spec.kind === 'read' ? 'Read' : spec.kind === 'write' ? 'Write' : 'Bash';
+    const args =
+      spec.kind === 'bash' || spec.kind === 'error' ? { command: spec.command } : { file_path: spec.file };
+    return [
+      {
+        id: `c${i}`,
+        role: 'assistant',
+        createdAt,
+        parts: [{ type: 'tool-call', id: `call${i}`, name, arguments: JSON.stringify(args) }],
+      },
+      {
+        id: `r${i}`,
+        role: 'tool',
+        createdAt,
+        parts: [
+          {
+            type: 'tool-result',
+            callId: `call${i}`,
+            ...(spec.kind === 'error' ? { isError: true } : {}),
+            content: [
+              {
+                type: 'text',
+                text: spec.kind === 'error' ? `Error: exit ${spec.number}` : `${spec.number} lines`,
+              },
+            ],
+          },
+        ],
+      },
+    ];
+  });
+}
+
+describe('extractLedger (SUM-4)', () => {
+  it('property: reading newest first and stopping when full equals the whole-span definition', () => {
+    const caps = fc.record(
+      Object.fromEntries(KEYS.map((key) => [key, fc.nat({ max: 6 })])) as Record<
+        keyof FactLedger,
+        fc.Arbitrary<number>
+      >,
+    );
+    const ledger = fc.record(
+      Object.fromEntries(
+        KEYS.map((key) => [key, fc.array(fc.constantFrom(...FILES, ...COMMANDS, 'x'), { maxLength: 5 })]),
+      ) as Record<keyof FactLedger, fc.Arbitrary<string[]>>,
+    );
+    fc.assert(
+      fc.property(fc.array(messageArbitrary, { maxLength: 30 }), ledger, caps, (specs, previous, cap) => {
+        const messages = build(specs);
+        expect(extractLedger(messages, previous, cap)).toEqual(reference(messages, previous, cap));
+        expect(extractLedger(messages, previous)).toEqual(reference(messages, previous, DEFAULT_LEDGER_CAPS));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('keeps the newest facts at their last occurrence, the previous ledger first', () => {
+    const messages = build([
+      { kind: 'read', file: 'src/a.ts', command: '', number: 1 },
+      { kind: 'read', file: 'src/b.ts', command: '', number: 1 },
+      { kind: 'read', file: 'src/a.ts', command: '', number: 1 },
+    ]);
+    const result = extractLedger(messages, { ...EMPTY_LEDGER, filesRead: ['old.ts', 'src/b.ts'] });
+    expect(result.filesRead).toEqual(['old.ts', 'src/b.ts', 'src/a.ts']);
+  });
+});
