@@ -1,5 +1,5 @@
 import type { PlanReplacement } from '../../compaction/types.ts';
-import type { Part } from '../../messages/types.ts';
+import type { Message, Part } from '../../messages/types.ts';
 import { formatCount, replaceToolResult, transformMessage } from '../chatfold-metadata.ts';
 import { stageEffect } from '../stage-effect.ts';
 import type { Strategy, StrategyResult } from '../types.ts';
@@ -49,11 +49,20 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
       const byRule = new Map<string, number>();
       let charsSaved = 0;
       const replace: PlanReplacement[] = [];
-      messages.forEach((message, m) => {
-        if (message.role !== 'tool' || context.protectedIds.has(message.id)) return;
+      // Only messages with a superseded result are visited, oldest first (plans list edits in order).
+      const byMessage = new Map<number, Supersession[]>();
+      for (const hit of found.values()) {
+        const list = byMessage.get(hit.event.message);
+        if (list === undefined) byMessage.set(hit.event.message, [hit]);
+        else list.push(hit);
+      }
+      for (const m of [...byMessage.keys()].sort((a, b) => a - b)) {
+        const message = messages[m] as Message;
+        if (message.role !== 'tool' || context.protectedIds.has(message.id)) continue;
+        const hits = new Map((byMessage.get(m) as Supersession[]).map((hit) => [hit.event.part, hit]));
         let first: Supersession | undefined;
         const parts = message.parts.map((part, p): Part => {
-          const hit = part.type === 'tool-result' ? found.get(`${m}:${p}`) : undefined;
+          const hit = part.type === 'tool-result' ? hits.get(p) : undefined;
           if (hit === undefined || part.type !== 'tool-result') return part;
           const stub = stubText(hit);
           if (hit.event.text.length - stub.length < Math.max(1, minSavedChars)) return part;
@@ -62,7 +71,7 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
           byRule.set(hit.rule, (byRule.get(hit.rule) ?? 0) + 1);
           return replaceToolResult(part, stub);
         });
-        if (first === undefined) return;
+        if (first === undefined) continue;
         replace.push({
           id: message.id,
           message: transformMessage(message, parts, {
@@ -71,7 +80,7 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
             rule: first.rule,
           }),
         });
-      });
+      }
       const stubbed = replace.length;
       if (stubbed === 0) return { edits: {}, effect: stageEffect({}) };
       const rules = [...byRule].map(([rule, count]) => `${rule} ${count}`).join(', ');
