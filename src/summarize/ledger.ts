@@ -1,5 +1,5 @@
 import { toolArguments } from '../messages/tool-arguments.ts';
-import type { Message } from '../messages/types.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
 import type { FactLedger } from './types.ts';
 
 /** Caps of each ledger list; the newest entries are kept. */
@@ -79,56 +79,143 @@ const LEDGER_KEYS = [
   'numbers',
   'errors',
 ] as const;
-type MessageFacts = Record<keyof FactLedger, string[]>;
-const factsByMessage = new WeakMap<Message, MessageFacts>();
+/** Facts are found in groups that share a scan: tool-call arguments, then one group per regex family. */
+type FactGroup = 'calls' | 'urls' | 'identifiers' | 'numbers' | 'errors';
+const GROUP_OF: Readonly<Record<keyof FactLedger, FactGroup>> = {
+  filesRead: 'calls',
+  filesModified: 'calls',
+  commands: 'calls',
+  urls: 'urls',
+  identifiers: 'identifiers',
+  numbers: 'numbers',
+  errors: 'errors',
+};
+type MessageFacts = Partial<Record<keyof FactLedger, string[]>>;
+/** Per message object, the facts of each group scanned so far (a group is scanned when first asked). */
+const factsByMessage = new WeakMap<Message, { groups: Set<FactGroup>; facts: MessageFacts }>();
 
-/** The facts of one message in order of occurrence; computed once per message object. */
-function messageFacts(message: Message): MessageFacts {
-  const cached = factsByMessage.get(message);
-  if (cached !== undefined) return cached;
-  const facts: MessageFacts = emptyFactLists();
-  const scanText = (text: string, withErrors: boolean): void => {
-    const window = scanWindow(text);
-    for (const match of window.matchAll(URL)) facts.urls.push(match[0].replace(/[.,;:]+$/, ''));
-    for (const match of window.matchAll(COMMIT)) facts.identifiers.push(match[0]);
-    for (const match of window.matchAll(ISSUE)) facts.identifiers.push(match[0]);
-    for (const match of window.matchAll(BACKTICKED)) facts.identifiers.push((match[1] as string).trim());
-    for (const match of window.matchAll(NUMBER_WITH_UNIT)) facts.numbers.push(match[0]);
-    if (withErrors) for (const match of window.matchAll(ERROR_LINE)) facts.errors.push(clipItem(match[0]));
-  };
+/**
+ * Calls `onText` for every text of a message the ledger reads (with whether error lines
+ * count there), `onCall` for each tool call's arguments and `onErrorResult` for each text of
+ * a failed tool result, in order of occurrence.
+ */
+function walkMessage(
+  message: Message,
+  onText: (text: string, withErrors: boolean) => void,
+  onCall?: (name: string, args: Readonly<Record<string, JsonValue>>) => void,
+  onErrorResult?: (text: string) => void,
+): void {
   for (const part of message.parts) {
-    if (part.type === 'text') scanText(part.text, message.role !== 'user');
+    if (part.type === 'text') onText(part.text, message.role !== 'user');
     else if (part.type === 'tool-call') {
       const args = toolArguments(part);
       if (args === undefined) continue;
-      const subcommand =
-        typeof args.command === 'string' && !SHELL_TOOL.test(part.name) ? args.command : undefined;
-      const isModifying =
-        subcommand !== undefined ? !READ_COMMAND.has(subcommand) : MODIFYING_TOOL.test(part.name);
-      for (const key of PATH_KEYS) {
-        const value = args[key];
-        if (typeof value === 'string' && value !== '')
-          (isModifying ? facts.filesModified : facts.filesRead).push(value);
-      }
-      if (SHELL_TOOL.test(part.name)) {
-        for (const key of COMMAND_KEYS) {
-          const value = args[key];
-          if (typeof value === 'string' && value.trim() !== '') facts.commands.push(clipItem(value));
-        }
-      }
+      onCall?.(part.name, args);
       for (const value of Object.values(args))
-        if (typeof value === 'string' && value.length < 2000) scanText(value, false);
+        if (typeof value === 'string' && value.length < 2000) onText(value, false);
     } else if (part.type === 'tool-result') {
       for (const inner of part.content) {
         if (inner.type !== 'text') continue;
-        if (part.isError === true)
-          facts.errors.push(clipItem(inner.text.split('\n').find((line) => line.trim()) ?? ''));
-        scanText(inner.text, part.isError === true);
+        if (part.isError === true) onErrorResult?.(inner.text);
+        onText(inner.text, part.isError === true);
       }
     }
   }
-  factsByMessage.set(message, facts);
-  return facts;
+}
+
+function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): void {
+  const list = (key: keyof FactLedger): string[] => {
+    const existing = facts[key];
+    if (existing !== undefined) return existing;
+    const created: string[] = [];
+    facts[key] = created;
+    return created;
+  };
+  switch (group) {
+    case 'calls': {
+      const filesRead = list('filesRead');
+      const filesModified = list('filesModified');
+      const commands = list('commands');
+      walkMessage(
+        message,
+        () => {},
+        (name, args) => {
+          const subcommand =
+            typeof args.command === 'string' && !SHELL_TOOL.test(name) ? args.command : undefined;
+          const isModifying =
+            subcommand !== undefined ? !READ_COMMAND.has(subcommand) : MODIFYING_TOOL.test(name);
+          for (const key of PATH_KEYS) {
+            const value = args[key];
+            if (typeof value === 'string' && value !== '')
+              (isModifying ? filesModified : filesRead).push(value);
+          }
+          if (SHELL_TOOL.test(name)) {
+            for (const key of COMMAND_KEYS) {
+              const value = args[key];
+              if (typeof value === 'string' && value.trim() !== '') commands.push(clipItem(value));
+            }
+          }
+        },
+      );
+      return;
+    }
+    case 'urls': {
+      const urls = list('urls');
+      walkMessage(message, (text) => {
+        for (const match of scanWindow(text).matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
+      });
+      return;
+    }
+    case 'identifiers': {
+      const identifiers = list('identifiers');
+      walkMessage(message, (text) => {
+        const window = scanWindow(text);
+        for (const match of window.matchAll(COMMIT)) identifiers.push(match[0]);
+        for (const match of window.matchAll(ISSUE)) identifiers.push(match[0]);
+        for (const match of window.matchAll(BACKTICKED)) identifiers.push((match[1] as string).trim());
+      });
+      return;
+    }
+    case 'numbers': {
+      const numbers = list('numbers');
+      walkMessage(message, (text) => {
+        for (const match of scanWindow(text).matchAll(NUMBER_WITH_UNIT)) numbers.push(match[0]);
+      });
+      return;
+    }
+    case 'errors': {
+      const errors = list('errors');
+      walkMessage(
+        message,
+        (text, withErrors) => {
+          if (withErrors)
+            for (const match of scanWindow(text).matchAll(ERROR_LINE)) errors.push(clipItem(match[0]));
+        },
+        undefined,
+        (text) => errors.push(clipItem(text.split('\n').find((line) => line.trim()) ?? '')),
+      );
+      return;
+    }
+  }
+}
+
+/**
+ * The facts of one kind in a message, in order of occurrence; each group of kinds is scanned
+ * once per message object, and only when asked (a ledger whose identifiers are full never
+ * runs the identifier patterns over older messages).
+ */
+function messageFacts(message: Message, key: keyof FactLedger): readonly string[] {
+  let entry = factsByMessage.get(message);
+  if (entry === undefined) {
+    entry = { groups: new Set(), facts: {} };
+    factsByMessage.set(message, entry);
+  }
+  const group = GROUP_OF[key];
+  if (!entry.groups.has(group)) {
+    scanGroup(message, group, entry.facts);
+    entry.groups.add(group);
+  }
+  return entry.facts[key] ?? [];
 }
 
 /**
@@ -157,8 +244,8 @@ export function extractLedger(
     }
   };
   for (let m = messages.length - 1; m >= 0 && open.length > 0; m--) {
-    const facts = messageFacts(messages[m] as Message);
-    for (const key of open) take(key, facts[key]);
+    const message = messages[m] as Message;
+    for (const key of open) take(key, messageFacts(message, key));
     open = open.filter((key) => newestFirst[key].length < caps[key]);
   }
   for (const key of open) take(key, previous[key]);
