@@ -57,14 +57,15 @@ describe('extractLedger (SUM-4)', () => {
     expect(capped.filesRead.at(-1)).toBe('f149.ts');
   });
 
-  it('stays fast on a 5 MB output and never throws on arbitrary text (property)', () => {
+  it('scans only the head and tail of a 5 MB output, and never throws on arbitrary text (property)', () => {
+    const filler = 'a/b '.repeat(650_000);
+    const output = `see https://head.example/x\n${filler}https://middle.example/y\n${filler}see https://tail.example/z`;
     const huge = buildConversation()
       .user('go')
-      .toolRound([{ name: 'Bash', args: { command: 'cat big.log' }, result: 'a/b '.repeat(1_300_000) }])
+      .toolRound([{ name: 'Bash', args: { command: 'cat big.log' }, result: output }])
       .build();
-    const started = performance.now();
-    extractLedger(huge);
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Linear work on any size: the middle of a huge output is never read by the patterns.
+    expect(extractLedger(huge).urls).toEqual(['https://head.example/x', 'https://tail.example/z']);
     fc.assert(
       fc.property(fc.string(), (text) => void extractLedger(buildConversation().assistant(text).build())),
     );

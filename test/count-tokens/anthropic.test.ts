@@ -98,12 +98,11 @@ describe('Anthropic count_tokens through @anthropic-ai/sdk over HTTP (TOK-4)', (
   });
 
   it('falls back when the endpoint is slower than the timeout, then counts exactly once it recovers', async () => {
-    server.configure({ latencyMs: 400, countTokens: () => 7 });
+    // An answer 60 s away: if the timeout did not cut the request, the test itself would time out.
+    server.configure({ latencyMs: 60_000, countTokens: () => 7 });
     const fallbacks: CountFallback[] = [];
     const counter = await counterWith({ timeoutMs: 50, onFallback: (f) => fallbacks.push(f) });
-    const started = performance.now();
     expect((await counter.countExact?.(messages))?.accuracy).toBe('calibrated');
-    expect(performance.now() - started).toBeLessThan(350);
     expect(fallbacks.map((f) => f.reason)).toEqual(['timed out after 50 ms']);
     server.configure({ latencyMs: 0 });
     expect(await counter.countExact?.(messages)).toMatchObject({ total: 7, accuracy: 'exact' });
