@@ -168,4 +168,12 @@ export type { TokenCounterOptions, TokenizerId } from './tokens/create-token-cou
 export { createTokenCounter } from './tokens/create-token-counter.ts';
 export type { ExtendTokenCountOptions } from './tokens/extend-count.ts';
 export { extendTokenCount } from './tokens/extend-count.ts';
-export type { CountAccuracy, ExactTokenCounter, TokenCount, TokenCounter } from './tokens/types.ts';
+export type {
+  CountAccuracy,
+  CountOptions,
+  ExactTokenCounter,
+  FunctionCallChoice,
+  TokenCount,
+  TokenCounter,
+  ToolChoice,
+} from './tokens/types.ts';

@@ -1,5 +1,5 @@
-import type { Message, ToolDefinition } from '../messages/types.ts';
-import type { TokenCount, TokenCounter } from './types.ts';
+import type { Message } from '../messages/types.ts';
+import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
 
 /** Bounds of the learned estimate→truth ratio: a wild report cannot wreck the budget. */
 export const CALIBRATION_BOUNDS = [0.5, 2] as const;
@@ -15,14 +15,10 @@ export interface ReportedUsage {
 /** A counter that learns from provider-reported usage (TOK-5). */
 export interface CalibratedCounter extends TokenCounter {
   /**
-   * Records what the provider reported for a prompt made of `prompt` (and `tools`, which the
-   * provider's input count includes).
+   * Records what the provider reported for a prompt made of `prompt` (and `tools` with their
+   * `toolChoice`, which the provider's input count includes).
    */
-  recordUsage(
-    prompt: readonly Message[],
-    usage: ReportedUsage,
-    options?: { readonly tools?: readonly ToolDefinition[] },
-  ): void;
+  recordUsage(prompt: readonly Message[], usage: ReportedUsage, options?: CountOptions): void;
   /** The current estimate→truth ratio (1 until the first report). */
   readonly ratio: number;
 }
@@ -92,7 +88,7 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     recordUsage(prompt, usage, options = {}) {
       if (!(usage.inputTokens > 0)) return;
       // The provider's input count includes the tool definitions: compare like with like.
-      const raw = base.count(prompt, options.tools === undefined ? {} : { tools: options.tools });
+      const raw = base.count(prompt, options);
       const estimate = raw.total;
       if (estimate > 0) {
         const observed = Math.min(
@@ -113,11 +109,8 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     // and every exact answer calibrates the local estimate like reported usage does (TOK-5).
     counter.countExact = async (messages, options) => {
       const result = await exact.call(base, messages, options);
-      counter.recordUsage(
-        messages,
-        { inputTokens: result.total },
-        options?.tools === undefined ? {} : { tools: options.tools },
-      );
+      const { signal: _signal, ...prompt } = options ?? {};
+      counter.recordUsage(messages, { inputTokens: result.total }, prompt);
       return result;
     };
   }

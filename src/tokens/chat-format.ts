@@ -2,7 +2,8 @@
  * Chat-format overhead per tokenizer family (TOK-2). OpenAI numbers come from OpenAI's cookbook
  * "How to count tokens with tiktoken" (`num_tokens_from_messages`: 3 tokens per message, 1 per
  * `name`, 3 to prime the reply), which matches what the API reports for the cookbook's examples
- * (test: 129 tokens with cl100k_base, 124 with o200k_base). Tool-definition parameters are the
+ * (test: 129 tokens with cl100k_base, 124 with o200k_base). OpenAI tool definitions count as
+ * the API renders them (`FunctionNamespaceFormat`); the other formats' tool parameters are the
  * ones ai-tokenizer measured against each provider's API (its model table, `tokens`).
  */
 export interface ChatFormat {
@@ -18,29 +19,45 @@ export interface ChatFormat {
   readonly contentMultiplier: number;
   /** Whether reasoning parts are sent back (Anthropic thinking blocks are; OpenAI Chat has no field). */
   readonly countsReasoning: boolean;
+  /**
+   * When set, a result of a legacy `function_call` (OpenAI `role: 'function'`, kept by
+   * `fromOpenAI`) counts as that message: role `function`, its function name as a `name`, and
+   * this adjustment (published: −2).
+   */
+  readonly perFunctionMessage?: number;
   readonly tools: ToolFormat;
 }
 
 /**
- * OpenAI's own formula for function definitions, from the cookbook "How to count tokens with
- * tiktoken" (`num_tokens_for_tools`): per function `functionInit` + tokens of `name:description`,
- * `propertiesInit` once, per property `propertyKey` + tokens of `key:type:description`, enums
- * `enumInit` + per item `enumItem` + its tokens, and `functionsEnd` once. Matches the API's
- * reported 101 (gpt-4o) and 105 (gpt-4, gpt-3.5-turbo) tokens for the cookbook's example (test).
+ * How OpenAI's chat models count function/tool definitions (TOK-2): the tokens of the
+ * TypeScript namespace the API writes into the prompt (`renderFunctionNamespace`) plus the
+ * constants below. Every constant comes from requests whose `prompt_tokens` the API reported:
+ * hmarr/openai-chat-tokens (36 cases, gpt-3.5-turbo), niieani/gpt-tokenizer (32 cases, gpt-4o)
+ * and pamelafox/openai-messages-token-helper (18 cases with `tools` and `tool_choice`); see
+ * test/count-tokens/openai-published-cases.test.ts.
  */
-export interface CookbookToolFormula {
-  readonly functionInit: number;
-  readonly propertiesInit: number;
-  readonly propertyKey: number;
-  readonly enumInit: number;
-  readonly enumItem: number;
-  readonly functionsEnd: number;
+export interface FunctionNamespaceFormat {
+  /** Added once when there are definitions (published: 9). */
+  readonly perRequest: number;
+  /**
+   * Added when the prompt also has a system message (published: −4): the definitions join it
+   * instead of opening a message of their own. Its text then ends with a newline.
+   */
+  readonly withSystemMessage: number;
+  /** `tool_choice: 'none'` or legacy `function_call: 'none'` (published: 1). */
+  readonly choiceNone: number;
+  /** `tool_choice: 'required'`: no published count; taken to be `none`'s. */
+  readonly choiceRequired: number;
+  /** `tool_choice: { type: 'function', function: { name } }`, plus the name (published: 7). */
+  readonly choiceNamed: number;
+  /** Legacy `function_call: { name }`, plus the name (published: 4). */
+  readonly functionCallNamed: number;
 }
 
-/** Parameters of the tool-definition formula (see `countToolDefinitions`). */
+/** Parameters of the tool-definition formula (see `countSchemaProperties` in create-token-counter.ts). */
 export interface ToolFormat {
-  /** When set, tool definitions are counted with OpenAI's cookbook formula instead. */
-  readonly cookbook?: CookbookToolFormula;
+  /** When set, tool definitions are counted as OpenAI renders them, and the rest is unused. */
+  readonly functionNamespace?: FunctionNamespaceFormat;
   readonly toolsExist: number;
   readonly perTool: number;
   readonly perDescription: number;
@@ -59,9 +76,16 @@ const OPENAI_MEASURED_TOOLS = {
   perPropertyDescription: 2,
   perEnum: 7,
 };
-const COOKBOOK = { propertiesInit: 3, propertyKey: 3, enumInit: -3, enumItem: 3, functionsEnd: 12 };
+const FUNCTION_NAMESPACE: FunctionNamespaceFormat = {
+  perRequest: 9,
+  withSystemMessage: -4,
+  choiceNone: 1,
+  choiceRequired: 1,
+  choiceNamed: 7,
+  functionCallNamed: 4,
+};
 
-/** GPT-4o family (o200k_base). */
+/** OpenAI chat models: GPT-4o family (o200k_base), GPT-4 and GPT-3.5 (cl100k_base) alike. */
 export const OPENAI_CHAT_FORMAT: ChatFormat = {
   perMessage: 3,
   perName: 1,
@@ -69,13 +93,8 @@ export const OPENAI_CHAT_FORMAT: ChatFormat = {
   perToolCall: 3,
   contentMultiplier: 1,
   countsReasoning: false,
-  tools: { ...OPENAI_MEASURED_TOOLS, cookbook: { functionInit: 7, ...COOKBOOK } },
-};
-
-/** GPT-4 and GPT-3.5 (cl100k_base): the same chat format, 10 tokens per function. */
-export const OPENAI_CL100K_CHAT_FORMAT: ChatFormat = {
-  ...OPENAI_CHAT_FORMAT,
-  tools: { ...OPENAI_MEASURED_TOOLS, cookbook: { functionInit: 10, ...COOKBOOK } },
+  perFunctionMessage: -2,
+  tools: { ...OPENAI_MEASURED_TOOLS, functionNamespace: FUNCTION_NAMESPACE },
 };
 
 export const ANTHROPIC_CHAT_FORMAT: ChatFormat = {

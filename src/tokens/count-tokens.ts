@@ -1,8 +1,8 @@
 import { assertMessages } from '../messages/check-messages.ts';
-import type { Message, ToolDefinition } from '../messages/types.ts';
+import type { Message } from '../messages/types.ts';
 import { createTokenCounter } from './create-token-counter.ts';
 import { tokenizerForModel } from './tokenizer-for-model.ts';
-import type { TokenCount, TokenCounter } from './types.ts';
+import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
 
 const counters = new Map<string, TokenCounter>();
 
@@ -29,13 +29,12 @@ export function counterFor(tokenizer: string): TokenCounter {
   return counter;
 }
 
-/** Options of {@link countTokens}. */
-export interface CountTokensOptions {
+/** Options of {@link countTokens}: the model, and what the prompt sends besides messages. */
+export interface CountTokensOptions extends CountOptions {
   /** Model id; picks the tokenizer. */
   readonly model?: string;
   /** Tokenizer id; overrides the model's. */
   readonly tokenizer?: string;
-  readonly tools?: readonly ToolDefinition[];
   /** Use this counter instead. */
   readonly counter?: TokenCounter;
 }
@@ -44,9 +43,11 @@ export interface CountTokensOptions {
  * Counts the tokens of a prompt (RT-1, TOK-1): total, per message, tool definitions, the
  * tokenizer used and whether the count is exact, calibrated or approximate.
  *
- * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`).
+ * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`);
+ *   `E_INVALID_OPTIONS` for a `toolChoice` that is not one of its forms or names no given tool.
  * @example
  * const { total, accuracy } = countTokens(messages, { model: 'gpt-4o' });
+ * countTokens(messages, { model: 'gpt-4o', tools, toolChoice: { name: 'get_weather' } }).tools;
  */
 export function countTokens(messages: readonly Message[], options: CountTokensOptions = {}): TokenCount {
   assertMessages(messages, 'countTokens');
@@ -55,5 +56,6 @@ export function countTokens(messages: readonly Message[], options: CountTokensOp
     counterFor(
       options.tokenizer ?? (options.model === undefined ? 'chars/4' : tokenizerForModel(options.model)),
     );
-  return counter.count(messages, options.tools === undefined ? {} : { tools: options.tools });
+  const { model: _model, tokenizer: _tokenizer, counter: _counter, ...prompt } = options;
+  return counter.count(messages, prompt);
 }

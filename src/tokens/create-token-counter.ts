@@ -5,15 +5,16 @@ import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
 import {
   ANTHROPIC_CHAT_FORMAT,
   type ChatFormat,
-  type CookbookToolFormula,
+  type FunctionNamespaceFormat,
   GENERIC_CHAT_FORMAT,
   OPENAI_CHAT_FORMAT,
-  OPENAI_CL100K_CHAT_FORMAT,
 } from './chat-format.ts';
 import { createCountCache } from './count-cache.ts';
 import { type EncodingName, loadEncoding, type TextEncoder } from './encodings.ts';
-import { attachmentText, messageKey } from './message-key.ts';
+import { attachmentText, legacyFunctionName, messageKey } from './message-key.ts';
+import { renderFunctionNamespace } from './openai-tool-prompt.ts';
 import { createPrefixMemo, type ListCount } from './prefix-memo.ts';
+import { checkToolChoice, toolChoiceTokens } from './tool-choice.ts';
 import type { CountAccuracy, TokenCount, TokenCounter } from './types.ts';
 
 /** Tokenizer ids chatfold understands (`ModelInfo.tokenizer`). */
@@ -67,7 +68,7 @@ function setup(tokenizer: string): Setup {
     case 'openai:o200k_base':
       return exact('o200k_base', OPENAI_CHAT_FORMAT, 'exact');
     case 'openai:cl100k_base':
-      return exact('cl100k_base', OPENAI_CL100K_CHAT_FORMAT, 'exact');
+      return exact('cl100k_base', OPENAI_CHAT_FORMAT, 'exact');
     case 'anthropic:claude':
       // ai-tokenizer's Claude encoding, measured at 97–99.8 % of the API's counts (TOK-4).
       return exact('claude', ANTHROPIC_CHAT_FORMAT, 'calibrated');
@@ -149,7 +150,12 @@ export function createTokenCounter({
     format.contentMultiplier === 1 ? tokens : Math.ceil(tokens * format.contentMultiplier);
 
   const encodeMessage = (message: Message): number => {
-    let tokens = format.perMessage + encode(message.role);
+    // A legacy `role: 'function'` message, as OpenAI counts it (published cases, TOK-2).
+    const functionName = format.perFunctionMessage === undefined ? undefined : legacyFunctionName(message);
+    let tokens = format.perMessage;
+    if (functionName === undefined) tokens += encode(message.role);
+    else
+      tokens += encode('function') + format.perName + encode(functionName) + (format.perFunctionMessage ?? 0);
     if (message.name !== undefined) tokens += format.perName + encode(message.name);
     let content = 0;
     for (const part of message.parts) {
@@ -201,7 +207,8 @@ export function createTokenCounter({
 
   const encodeTools = (tools: readonly ToolDefinition[]): number => {
     const t = format.tools;
-    if (t.cookbook !== undefined) return countCookbookTools(tools, t.cookbook, encode);
+    if (t.functionNamespace !== undefined)
+      return encode(renderFunctionNamespace(tools)) + t.functionNamespace.perRequest;
     let total = t.toolsExist;
     for (const tool of tools) {
       total += t.perTool + encode(tool.name);
@@ -209,6 +216,25 @@ export function createTokenCounter({
       total += countSchemaProperties(tool.parameters, t, encode);
     }
     return scale(total);
+  };
+
+  // The definitions join the first system message, which then ends with a newline (TOK-2,
+  // published cases): its count changes by the newline's tokens and the format's constant.
+  const paddedSystem = new WeakMap<Message, number>();
+  const systemMessageChange = (messages: readonly Message[], namespace: FunctionNamespaceFormat): number => {
+    const system = messages.find((message) => message.role === 'system');
+    if (system === undefined) return 0;
+    let padding = paddedSystem.get(system);
+    if (padding === undefined) {
+      const last = system.parts.findLast((part) => part.type === 'text');
+      // As gpt-tokenizer's port: no newline for an empty text or one that ends with one.
+      padding =
+        last === undefined || last.text === '' || last.text.endsWith('\n')
+          ? 0
+          : encode(`${last.text}\n`) - encode(last.text);
+      paddedSystem.set(system, padding);
+    }
+    return namespace.withSystemMessage + padding;
   };
 
   return {
@@ -230,7 +256,13 @@ export function createTokenCounter({
           assertMessages(messages, 'count');
         throw error;
       }
-      const tools = countTools(options.tools ?? []);
+      const choice = checkToolChoice(options, 'count');
+      const definitions = options.tools ?? [];
+      let tools = countTools(definitions);
+      const namespace = format.tools.functionNamespace;
+      if (namespace !== undefined && definitions.length > 0) {
+        tools += systemMessageChange(messages, namespace) + toolChoiceTokens(choice, namespace, encode);
+      }
       let perMessage: number[] | undefined;
       return {
         total: format.perPrompt + tools + counted.sum,
@@ -269,34 +301,4 @@ function countSchemaProperties(
     if (value.type === 'object') total += countSchemaProperties(value, t, encode);
   });
   return total;
-}
-
-/** OpenAI's cookbook formula for function definitions (see `CookbookToolFormula`). */
-function countCookbookTools(
-  tools: readonly ToolDefinition[],
-  f: CookbookToolFormula,
-  encode: TextEncoder,
-): number {
-  const trimDot = (text: string): string => (text.endsWith('.') ? text.slice(0, -1) : text);
-  let total = 0;
-  for (const tool of tools) {
-    total += f.functionInit + encode(`${tool.name}:${trimDot(tool.description ?? '')}`);
-    const properties = tool.parameters.properties;
-    if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) continue;
-    const entries = Object.entries(properties);
-    if (entries.length === 0) continue;
-    total += f.propertiesInit;
-    for (const [key, value] of entries) {
-      total += f.propertyKey;
-      const property = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
-      if (Array.isArray(property.enum)) {
-        total += f.enumInit;
-        for (const item of property.enum) total += f.enumItem + encode(String(item));
-      }
-      const type = typeof property.type === 'string' ? property.type : '';
-      const description = typeof property.description === 'string' ? trimDot(property.description) : '';
-      total += encode(`${key}:${type}:${description}`);
-    }
-  }
-  return total + f.functionsEnd;
 }

@@ -1,3 +1,4 @@
+import { markersOf } from '../messages/provider-metadata.ts';
 import type { Message } from '../messages/types.ts';
 
 /** Text chatfold counts for an attachment: its metadata only (seed 001 §3). */
@@ -8,6 +9,18 @@ export function attachmentText(part: {
   size?: number;
 }): string {
   return `[${part.kind} ${part.filename ?? ''} ${part.mediaType} ${part.size ?? ''}]`;
+}
+
+/**
+ * The function name when `message` is the result of a legacy OpenAI `function_call` (a
+ * `role: 'function'` message, which `fromOpenAI` keeps as a tool result marked `legacy`):
+ * OpenAI counts it under that role with the name. Undefined for every other message.
+ */
+export function legacyFunctionName(message: Message): string | undefined {
+  if (message.role !== 'tool' || message.parts.length !== 1) return undefined;
+  const part = message.parts[0];
+  if (part?.type !== 'tool-result' || part.toolName === undefined) return undefined;
+  return markersOf(part, 'openai').legacy === true ? part.toolName : undefined;
 }
 
 /**
@@ -62,6 +75,7 @@ export function messageKey(message: Message, countsReasoning: boolean): string {
   const hasher = new PieceHasher();
   hasher.add(message.role);
   hasher.add(message.name ?? '\u0000');
+  hasher.add(legacyFunctionName(message) ?? '\u0000');
   // Piece counts make the sequence prefix-free: no two different messages give the same pieces.
   hasher.add(String(message.parts.length));
   for (const part of message.parts) {

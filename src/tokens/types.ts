@@ -9,13 +9,41 @@ import type { Message, ToolDefinition } from '../messages/types.ts';
  */
 export type CountAccuracy = 'exact' | 'calibrated' | 'approximate';
 
+/**
+ * Which tool the model must call, as OpenAI's `tool_choice` says it (TOK-2): it changes the
+ * prompt's count. `{ name }` forces one tool (OpenAI's `{ type: 'function', function: { name } }`
+ * is accepted as it is).
+ */
+export type ToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { readonly name: string }
+  | { readonly type: 'function'; readonly function: { readonly name: string } };
+
+/** OpenAI's legacy `function_call` request field (requests with `functions` instead of `tools`). */
+export type FunctionCallChoice = 'auto' | 'none' | { readonly name: string };
+
+/** What a prompt sends besides its messages. */
+export interface CountOptions {
+  /** Tool definitions sent with the prompt. */
+  readonly tools?: readonly ToolDefinition[];
+  /** OpenAI formats count it as the API does; other formats ignore it. Default `'auto'`. */
+  readonly toolChoice?: ToolChoice;
+  /** The legacy form of `toolChoice` (give one of the two). */
+  readonly functionCall?: FunctionCallChoice;
+}
+
 /** The result of counting a prompt. */
 export interface TokenCount {
   /** Tokens of the whole prompt: messages, chat-format overhead, tool definitions, reply priming. */
   readonly total: number;
   /** Tokens of each message including its per-message overhead, in input order. */
   readonly perMessage: readonly number[];
-  /** Tokens of the tool definitions (0 when there are none). */
+  /**
+   * Tokens the tool definitions add (0 when there are none): the definitions, the tool choice,
+   * and for OpenAI formats what they change in the system message.
+   */
   readonly tools: number;
   /** Tokens added once per prompt (reply priming, chat template preamble). */
   readonly overhead: number;
@@ -37,11 +65,11 @@ export interface TokenCounter {
   /** Tokens one message adds to a prompt, including its chat-format overhead. */
   countMessage(message: Message): number;
   /** Tokens of a whole prompt. */
-  count(messages: readonly Message[], options?: { readonly tools?: readonly ToolDefinition[] }): TokenCount;
+  count(messages: readonly Message[], options?: CountOptions): TokenCount;
   /** Optional exact count through the provider (Anthropic / Gemini count-tokens endpoints). */
   countExact?(
     messages: readonly Message[],
-    options?: { readonly tools?: readonly ToolDefinition[]; readonly signal?: AbortSignal },
+    options?: CountOptions & { readonly signal?: AbortSignal },
   ): Promise<TokenCount>;
 }
 
@@ -53,6 +81,6 @@ export interface TokenCounter {
 export interface ExactTokenCounter extends TokenCounter {
   countExact(
     messages: readonly Message[],
-    options?: { readonly tools?: readonly ToolDefinition[]; readonly signal?: AbortSignal },
+    options?: CountOptions & { readonly signal?: AbortSignal },
   ): Promise<TokenCount>;
 }
