@@ -161,6 +161,7 @@ const exponents = Object.fromEntries(
           {
             prepareWarm: exponentOf(rows, (r) => r.prepareWarmMs),
             turnWarm: exponentOf(rows, (r) => r.turnWarmMs),
+            append: exponentOf(rows, (r) => r.appendMs),
             resume: exponentOf(rows, (r) => r.resumeMs),
             firstPrepare: exponentOf(rows, (r) => r.firstPrepareMs),
           },
@@ -200,15 +201,15 @@ for (const [name, s] of Object.entries(series)) {
     ),
     `| exponent 10k→ | ${n(e?.countCold)} | ${n(e?.rawTokenizer)} | | ${n(e?.recountSameObjects)} | ${n(e?.recountExtend)} | ${n(e?.recountStateless)} | ${n(e?.compactionFirst)} | ${n(e?.compactionRepeated)} | ${n(e?.peakRss)} | |`,
     '',
-    '| store | messages | fill msg/s | first prepare() ms | prepare() warm ms | append 1 + prepare() warm ms | resume ms | projection | live memory MB | RSS growth MB | message MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | messages | fill msg/s | first prepare() ms | prepare() warm ms | append 1 + prepare() warm ms | of which append ms | resume ms | projection | live memory MB | RSS growth MB | message MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...s.prepare.map(
       (r) =>
-        `| ${r.store} | ${r.messages.toLocaleString('en')} | ${r.fillPerSecond} | ${n(r.firstPrepareMs)} | ${n(r.prepareWarmMs)} | ${n(r.turnWarmMs)} | ${n(r.resumeMs)} | ${r.projectionMessages} | ${r.liveGrowthMB} | ${r.rssGrowthMB} | ${n(r.messageBytes / 1e6)} |`,
+        `| ${r.store} | ${r.messages.toLocaleString('en')} | ${r.fillPerSecond} | ${n(r.firstPrepareMs)} | ${n(r.prepareWarmMs)} | ${n(r.turnWarmMs)} | ${n(r.appendMs)} | ${n(r.resumeMs)} | ${r.projectionMessages} | ${r.liveGrowthMB} | ${r.rssGrowthMB} | ${n(r.messageBytes / 1e6)} |`,
     ),
     ...STORES.map((store) => {
       const x = exponents[name]?.stores[store];
-      return `| ${store} exponent 10k→ | | | ${n(x?.firstPrepare)} | ${n(x?.prepareWarm)} | ${n(x?.turnWarm)} | ${n(x?.resume)} | | | | |`;
+      return `| ${store} exponent 10k→ | | | ${n(x?.firstPrepare)} | ${n(x?.prepareWarm)} | ${n(x?.turnWarm)} | ${n(x?.append)} | ${n(x?.resume)} | | | | |`;
     }),
   );
   const trims = s.engine.flatMap((r) => (r.trimming === undefined ? [] : [r.trimming]));
