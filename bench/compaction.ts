@@ -13,11 +13,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { compact } from '../src/compaction/compact.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import { recordedConversations } from './corpus.ts';
-import { load, machine, median } from './harness.ts';
+import { load, machine } from './harness.ts';
 import { scaleSession } from './scale-corpus.ts';
+import { measurePlanning } from './scale-engine.ts';
 import { compareTrimming } from './trim-comparison.ts';
 
 const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '1000,10000,100000' } } });
@@ -32,28 +32,13 @@ for (const size of (args.sizes ?? '').split(',').map(Number)) {
   const messages = scaleSession(size);
   const counter = createTokenCounter({ tokenizer: TOKENIZER, cacheSize: size + 1000 });
   counter.count(messages); // warm: a live session has counted its messages already
-  const options = {
-    counter,
-    window: 200_000,
-    maxOutputTokens: 32_000,
-    mode: 'manual' as const,
-    provider: 'anthropic' as const,
-  };
-  let start = performance.now();
-  const first = await compact(messages, options);
-  const firstMs = performance.now() - start;
-  const repeated: number[] = [];
-  for (let i = 0; i < (size >= 100_000 ? 5 : 11); i++) {
-    start = performance.now();
-    await compact(messages, options);
-    repeated.push(performance.now() - start);
-  }
+  const { first, firstMs, repeatedMs } = await measurePlanning(messages, counter, size >= 100_000 ? 5 : 11);
   planning[`${size / 1000}k`] = {
     messages: messages.length,
     tokensBefore: first.plan.tokensBefore,
     tokensAfter: first.plan.tokensAfter,
     firstMs: Math.round(firstMs * 10) / 10,
-    repeatedMs: median(repeated),
+    repeatedMs,
   };
   console.error(`planning ${size}: ${JSON.stringify(planning[`${size / 1000}k`])}`);
 }
