@@ -2,19 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { referenceCount } from '../../test/tokens/reference-tokenizer.ts';
 import { importClaudeCode } from '../messages/claude-code.ts';
-import { type EncodingName, loadEncoding } from './encodings.ts';
+import { type EncodingName, loadEncoding, REFERENCE_PATTERNS } from './encodings.ts';
 
 const require = createRequire(import.meta.url);
-const { Tokenizer } = require('ai-tokenizer') as {
-  Tokenizer: new (data: unknown) => { encode(text: string, a: string[], d: string[]): number[] };
-};
-/** The tokenizer as ai-tokenizer ships it: encode, then the length of the token array. */
-const reference = (name: EncodingName) => {
-  const module = require(`ai-tokenizer/encoding/${name}`) as { default?: unknown };
-  const tokenizer = new Tokenizer(module.default ?? module);
-  return (text: string) => tokenizer.encode(text, [], []).length;
-};
+const names: EncodingName[] = ['o200k_base', 'cl100k_base', 'claude'];
 
 const recordedTexts = (): string[] => {
   const file = new URL('../../test/fixtures/claude-code/tool_heavy.jsonl', import.meta.url);
@@ -30,46 +23,97 @@ const recordedTexts = (): string[] => {
   return texts;
 };
 
-describe('loadEncoding counts what ai-tokenizer encodes (TOK-2)', () => {
-  const names: EncodingName[] = ['o200k_base', 'cl100k_base', 'claude'];
+/** Deterministic random base64 (a blob in a tool result). */
+const randomBase64 = (chars: number): string => {
+  const bytes = new Uint8Array(Math.ceil((chars * 3) / 4));
+  let seed = 12345;
+  for (let i = 0; i < bytes.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    bytes[i] = seed >>> 24;
+  }
+  return Buffer.from(bytes).toString('base64').slice(0, chars);
+};
+
+describe('loadEncoding counts what the reference tokenizer (tiktoken) encodes (TOK-2)', () => {
   for (const name of names) {
-    it(`${name}: the same count as the token array's length, on a recorded agent session`, () => {
+    it(`${name}: the same count on every text of a recorded agent session`, () => {
       const count = loadEncoding(name);
-      const expected = reference(name);
+      const expected = referenceCount(name);
       for (const text of recordedTexts()) expect(count(text)).toBe(expected(text));
     });
   }
 
   it('the same counts for any text, twice (the piece cache answers the second time) (property)', () => {
-    const count = loadEncoding('o200k_base');
-    const expected = reference('o200k_base');
-    const special = fc.constantFrom(
+    const tricky = fc.constantFrom(
       '<|endoftext|>',
       '<|im_start|>',
-      '<|fim_prefix|>',
       ' constructor',
       '__proto__',
+      '  \n\t',
+      '\u0085', // NEL: White_Space for the reference, not \s for JavaScript
+      '\uFEFF', // the reverse: \s for JavaScript, not White_Space
+      '\u00a0\u2028\u3000',
+      "'ſ", // long s: the reference's case-insensitive 's
+      "'S'LL'Ve",
+      '\ud800', // a lone surrogate counts as U+FFFD
     );
     const text = fc
-      .array(
-        fc.oneof(
-          fc.string({ unit: 'grapheme' }),
-          fc.string({ unit: 'binary' }),
-          special,
-          fc.constant('  \n\t'),
-        ),
-        {
-          maxLength: 8,
-        },
-      )
+      .array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), tricky), {
+        maxLength: 8,
+      })
       .map((pieces) => pieces.join(''));
-    fc.assert(
-      fc.property(text, (value) => {
-        const want = expected(value);
-        expect(count(value)).toBe(want);
-        expect(count(value)).toBe(want);
-      }),
-      { numRuns: 300 },
-    );
+    for (const name of names) {
+      const count = loadEncoding(name);
+      const expected = referenceCount(name);
+      fc.assert(
+        fc.property(text, (value) => {
+          const want = expected(value);
+          expect(count(value)).toBe(want);
+          expect(count(value)).toBe(want);
+        }),
+        { numRuns: 200 },
+      );
+    }
+  });
+
+  it('U+0085 (NEL) is whitespace as in the reference: " \\x850" is 4 tokens in cl100k (issue 14)', () => {
+    expect(loadEncoding('cl100k_base')(' \x850')).toBe(4);
+    for (const name of names)
+      expect(loadEncoding(name)(' \x850\x85 a')).toBe(referenceCount(name)(' \x850\x85 a'));
+  });
+
+  it("the patterns are tiktoken's own, character for character", () => {
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const published = require(`tiktoken/encoders/${name}.json`) as { pat_str: string };
+      expect(REFERENCE_PATTERNS[name]).toBe(published.pat_str);
+    }
+  });
+});
+
+describe('counting is exact and linear on inputs without pre-token breaks (TOK-8)', () => {
+  // Sizes where the reference (quadratic on one long pre-token) still takes well under a second.
+  const inputs: Record<string, string> = {
+    'repeated letter': 'x'.repeat(12_000),
+    'repeated =': '='.repeat(12_000),
+    'spaces then a word': `${' '.repeat(12_000)}word`,
+    'CJK without punctuation': '中文字符'.repeat(1_000),
+    'accented letters': 'é'.repeat(6_000),
+    emoji: '🧪'.repeat(2_000),
+    'random base64': randomBase64(100_000),
+    'mixed run': `${'ab'.repeat(3_000)}${'Ab1'.repeat(2_000)}`,
+  };
+  for (const name of names) {
+    it(`${name}: the same counts as the reference on long runs`, () => {
+      const count = loadEncoding(name);
+      const expected = referenceCount(name);
+      for (const [label, text] of Object.entries(inputs)) expect(count(text), label).toBe(expected(text));
+    });
+  }
+
+  it('counts a million repeated characters (19 minutes before) as the reference counts its period', () => {
+    const count = loadEncoding('o200k_base');
+    const expected = referenceCount('o200k_base');
+    // A run of one letter merges into the same token over and over: the count scales exactly.
+    expect(count('x'.repeat(1_000_000))).toBe(expected('x'.repeat(20_000)) * 50);
   });
 });

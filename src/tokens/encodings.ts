@@ -1,91 +1,106 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { splitLongRuns } from './long-runs.ts';
+import { type BpeRanks, decodeBpeRanks } from './bpe-ranks.ts';
+import { countBytePairs } from './byte-pair-count.ts';
 
-/** BPE encodings chatfold ships through `ai-tokenizer` (measured fastest here, see bench/RESULTS.md). */
+/** BPE encodings chatfold ships in `data/encoding/` (see its README for sources and licences). */
 export type EncodingName = 'o200k_base' | 'cl100k_base' | 'claude';
 
 /** Counts the tokens of a text with one encoding, treating special-token strings as text. */
 export type TextEncoder = (text: string) => number;
 
-interface BpeTokenizer {
-  encode(text: string, allowedSpecial?: string[] | 'all', disallowedSpecial?: string[] | 'all'): number[];
-}
-
-/** `ai-tokenizer`'s encoding data (its public `Encoding` type): the pre-token pattern and the ranks. */
-interface EncodingData {
-  readonly pat_str: string;
-  readonly stringEncoder: Readonly<Record<string, number>>;
-}
-
-/** Pre-tokens of more than one token whose counts are kept (a few MB; cleared when full). */
-export const PIECE_CACHE_SIZE = 100_000;
-
-const require = createRequire(import.meta.url);
-const loaded = new Map<EncodingName, TextEncoder>();
+/**
+ * Each encoding's pre-token pattern exactly as its publisher ships it: OpenAI's tiktoken
+ * (`o200k_base`, `cl100k_base`) and Anthropic's `claude.json`. {@link toJavaScriptPattern}
+ * turns it into the same pattern in JavaScript's syntax.
+ */
+export const REFERENCE_PATTERNS: Readonly<Record<EncodingName, string>> = {
+  o200k_base: String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  cl100k_base: String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  claude: String.raw`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`,
+};
 
 /**
- * Loads an encoding on first use (each is 2–4 MB, so nothing loads until a counter needs it)
- * and returns a counting function. Text containing `<|endoftext|>` and other special-token
- * strings is counted as ordinary text and never throws (TOK-2). Runs of one character class
- * longer than `MAX_RUN_CHARS` are counted in pieces, so counting stays linear (MSG-4).
+ * A reference pattern (Rust `regex` syntax) as a JavaScript pattern that splits every text the
+ * same way:
+ * - `\s` is Unicode's White_Space in Rust; JavaScript's `\s` lacks U+0085 (NEL) and adds
+ *   U+FEFF, so `" \x850"` was 3 tokens in cl100k instead of 4 (issue 14);
+ * - `(?i:…)` needs Node 23's regex modifiers, and Rust's case folding also matches `ſ`
+ *   (U+017F, long s) for `s`: the contractions are spelled out.
+ *
+ * @param pattern - A pattern of {@link REFERENCE_PATTERNS}.
+ * @returns The JavaScript source, for the `gu` flags.
  */
-export function loadEncoding(name: EncodingName): TextEncoder {
-  const cached = loaded.get(name);
-  if (cached !== undefined) return cached;
-  let tokenizer: BpeTokenizer;
-  let data: EncodingData;
+export function toJavaScriptPattern(pattern: string): string {
+  return pattern
+    .replaceAll("(?i:'s|'t|'re|'ve|'m|'ll|'d)", "(?:'[sSſ]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])")
+    .replaceAll(String.raw`\s`, String.raw`\p{White_Space}`)
+    .replaceAll(String.raw`\S`, String.raw`\P{White_Space}`);
+}
+
+/** Merged pre-tokens whose counts are kept (cleared when full: recounting one is cheap). */
+export const PIECE_CACHE_SIZE = 100_000;
+/** Longer pre-tokens are not kept (a million repeated characters is one pre-token). */
+const PIECE_CACHE_MAX_CHARS = 256;
+
+const loaded = new Map<EncodingName, TextEncoder>();
+
+/** Reads `data/encoding/<name>.bpe` (beside `src/` and `dist/` alike). */
+function readRanks(name: EncodingName): BpeRanks {
+  const file = new URL(`../../data/encoding/${name}.bpe`, import.meta.url);
+  let bytes: Uint8Array;
   try {
-    const { Tokenizer } = require('ai-tokenizer') as {
-      Tokenizer: new (data: unknown, special?: undefined, mergeCacheSize?: number) => BpeTokenizer;
-    };
-    const module = require(`ai-tokenizer/encoding/${name}`) as { default?: unknown };
-    data = (module.default ?? module) as EncodingData;
-    // Its own merge cache evicts by deleting the first key of a full Map (slow once full, like
-    // chatfold's old cache): a size of 1 turns it off; the piece counts below are kept instead.
-    tokenizer = new Tokenizer(data, undefined, 1);
+    bytes = readFileSync(file);
   } catch (cause) {
     throw new ChatfoldError(
       'E_TOKENIZER',
-      `could not load the ${name} encoding from ai-tokenizer; is the package installed?`,
+      `could not read the ${name} encoding from ${file.pathname}; reinstall chatfold`,
       { encoding: name },
       { cause },
     );
   }
-  const noSpecial: string[] = [];
-  // Counting, not encoding: split into pre-tokens with the encoding's own pattern; a pre-token
-  // in the vocabulary is one token, another is merged once and its count kept. No token array
-  // is built per text (in a process holding a long session, garbage is what made counting
-  // superlinear), and special-token strings stay ordinary text (TOK-2).
-  const pattern = new RegExp(data.pat_str, 'gu');
-  const ranks = data.stringEncoder;
+  return decodeBpeRanks(bytes, name);
+}
+
+/**
+ * Loads an encoding on first use (nothing loads until a counter counts: a short CLI command
+ * starts fast, TOK-8) and returns a counting function. Special-token strings such as
+ * `<|endoftext|>` count as ordinary text and never throw (TOK-2). Counts are exact for every
+ * input and take time linear in its length up to a log factor, also for a million repeated
+ * characters (TOK-8, see byte-pair-count.ts).
+ *
+ * @throws ChatfoldError `E_TOKENIZER` when the encoding's data file is missing or damaged.
+ */
+export function loadEncoding(name: EncodingName): TextEncoder {
+  const cached = loaded.get(name);
+  if (cached !== undefined) return cached;
+  const ranks = readRanks(name);
+  // Counting, not encoding: split into pre-tokens with the encoding's pattern; a pre-token in
+  // the vocabulary is one token, another is merged and its count kept. No token array is built
+  // (in a process holding a long session that garbage made counting superlinear).
+  const pattern = new RegExp(toJavaScriptPattern(REFERENCE_PATTERNS[name]), 'gu');
+  const vocabulary = ranks.text;
   const pieceCounts = new Map<string, number>();
   const countPiece = (piece: string): number => {
-    if (typeof ranks[piece] === 'number') return 1;
+    if (vocabulary.has(piece)) return 1;
+    if (piece.length > PIECE_CACHE_MAX_CHARS) return countBytePairs(piece, ranks);
     let tokens = pieceCounts.get(piece);
     if (tokens === undefined) {
-      tokens = tokenizer.encode(piece, noSpecial, noSpecial).length;
-      // Bounded with O(1) amortised eviction: recounting a forgotten piece is cheap.
+      tokens = countBytePairs(piece, ranks);
       if (pieceCounts.size >= PIECE_CACHE_SIZE) pieceCounts.clear();
       pieceCounts.set(piece, tokens);
     }
     return tokens;
   };
-  const count = (text: string): number => {
-    let tokens = 0;
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text))
-      tokens += countPiece(match[0]);
-    return tokens;
-  };
   const encode: TextEncoder = (text) => {
     if (text.length === 0) return 0;
-    // Long runs of one character class would take quadratic time (see long-runs.ts, MSG-4).
-    const pieces = splitLongRuns(text);
-    if (pieces === undefined) return count(text);
-    let total = 0;
-    for (const piece of pieces) total += count(piece);
-    return total;
+    // Lone surrogates become U+FFFD, as UTF-8 encoding them does (the reference sees bytes).
+    const input = text.isWellFormed() ? text : text.toWellFormed();
+    let tokens = 0;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(input); match !== null; match = pattern.exec(input))
+      tokens += countPiece(match[0]);
+    return tokens;
   };
   loaded.set(name, encode);
   return encode;
