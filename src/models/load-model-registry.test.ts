@@ -40,7 +40,7 @@ describe('loadModelRegistry (MOD-1: updatable from a file)', () => {
       id: 'llama-3.1-8b-local',
       contextWindow: 32_768,
       maxOutputTokens: 2048,
-      tokenizer: 'open:llama3',
+      tokenizer: 'open:llama3_1',
       source: 'registry',
       matchedBy: 'alias',
     });

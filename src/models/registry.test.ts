@@ -7,7 +7,7 @@ import { modelSnapshotSchema } from './snapshot-schema.ts';
 
 /** Tokenizer ids chatfold's counters understand (src/tokens, chatfold/open-models). */
 const KNOWN_TOKENIZER =
-  /^(openai:(o200k_base|cl100k_base)|anthropic:claude|google:gemini|open:(llama3|qwen3)|estimate:(o200k_base|cl100k_base)|chars\/4)$/;
+  /^(openai:(o200k_base|cl100k_base)|anthropic:claude|google:gemini|open:(llama3|llama3_1|qwen3|deepseek_v3|gemma3|gptoss)|estimate:(o200k_base|cl100k_base)|chars\/4)$/;
 
 describe('bundled model registry (MOD-1)', () => {
   it('is a valid snapshot of the named MIT datasets, every tokenizer one chatfold can count with', () => {

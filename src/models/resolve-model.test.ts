@@ -50,7 +50,7 @@ describe('resolveModel (MOD-2)', () => {
     expect(resolveModel('meta-llama/Llama-3.3-70B-Instruct')).toMatchObject({
       provider: 'meta',
       contextWindow: 128_000,
-      tokenizer: 'open:llama3',
+      tokenizer: 'open:llama3_1',
     });
   });
 
@@ -131,7 +131,7 @@ describe('resolveModel (MOD-2)', () => {
     ]);
     // The family still picks the tokenizer; the provider prefix still names the provider.
     expect(resolveModel('ollama/llama3.1:8b')).toMatchObject({
-      tokenizer: 'open:llama3',
+      tokenizer: 'open:llama3_1',
       provider: 'ollama',
     });
     // With an explicit window there is nothing to warn about.

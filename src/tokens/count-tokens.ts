@@ -7,14 +7,21 @@ import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
 const counters = new Map<string, TokenCounter>();
 
 /**
- * Stand-ins for tokenizers that load asynchronously (`open:llama3`, `open:qwen3`: the models'
- * own tokenizers, from `createOpenModelTokenCounter` in `chatfold/open-models`, TOK-3). Llama 3's
- * vocabulary extends cl100k_base, and ai-tokenizer measured Qwen closest to it, so until the
- * real tokenizer is loaded the count is a calibrated cl100k estimate.
+ * Stand-ins for tokenizers that load asynchronously (`open:*`: the models' own tokenizers, from
+ * `createOpenModelTokenCounter` in `chatfold/open-models`, TOK-3). Llama 3's vocabulary extends
+ * cl100k_base, and ai-tokenizer measured Qwen closest to it; DeepSeek closest to o200k_base;
+ * gpt-oss's vocabulary is o200k's (its harmony format adds a preamble the estimate lacks);
+ * Gemma 3 and the Gemini package's Gemma vocabulary get the Gemini estimate. Until the real
+ * tokenizer is loaded the count is a calibrated estimate.
  */
 const SYNCHRONOUS_STAND_IN: Readonly<Record<string, string>> = {
   'open:llama3': 'estimate:cl100k_base',
+  'open:llama3_1': 'estimate:cl100k_base',
   'open:qwen3': 'estimate:cl100k_base',
+  'open:deepseek_v3': 'estimate:o200k_base',
+  'open:gptoss': 'estimate:o200k_base',
+  'open:gemma3': 'google:gemini',
+  'open:gemini': 'google:gemini',
 };
 
 /** The shared counter of a tokenizer id (counters cache per message, so sharing them pays). */
