@@ -79,6 +79,12 @@ export type { PruneMessagesOptions, PruneScope, ToolCallPruning } from './messag
 export { pruneMessages } from './messages/prune-messages.ts';
 export type { SweAgentHistoryItem, SweAgentTrajectory } from './messages/swe-agent.ts';
 export { fromSweAgentTrajectory } from './messages/swe-agent.ts';
+export { toolsFromAiSdk } from './messages/tools/ai-sdk-tools.ts';
+export { toolsFromAnthropic } from './messages/tools/anthropic-tools.ts';
+export { toolsFromGemini } from './messages/tools/gemini-tools.ts';
+export { toolsFromOpenAI } from './messages/tools/openai-tools.ts';
+export type { ToolsInput } from './messages/tools/to-tool-definitions.ts';
+export { toToolDefinitions } from './messages/tools/to-tool-definitions.ts';
 export type {
   AttachmentPart,
   JsonValue,

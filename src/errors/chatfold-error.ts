@@ -9,6 +9,7 @@ export type ChatfoldErrorCode =
   | 'E_INVALID_MESSAGE'
   | 'E_UNKNOWN_ROLE'
   | 'E_INVALID_TOOL_ARGUMENTS'
+  | 'E_INVALID_TOOLS'
   | 'E_INVALID_TEXT'
   | 'E_MESSAGE_TOO_LARGE'
   | 'E_NESTING_TOO_DEEP'
@@ -48,6 +49,12 @@ export interface ChatfoldErrorDetailsMap {
   };
   readonly E_UNKNOWN_ROLE: Open & { readonly where?: string | undefined; readonly role?: unknown };
   readonly E_INVALID_TOOL_ARGUMENTS: Open & { readonly where?: string | undefined };
+  /** A tool definition of no shape chatfold reads: where (`tools[2].function.parameters`), which entry, what was expected. */
+  readonly E_INVALID_TOOLS: Open & {
+    readonly where?: string | undefined;
+    readonly index?: number | string | undefined;
+    readonly expected?: string | undefined;
+  };
   readonly E_INVALID_TEXT: Open & { readonly where?: string | undefined };
   readonly E_MESSAGE_TOO_LARGE: Open & {
     readonly where?: string | undefined;

@@ -1,4 +1,5 @@
 import { assertMessages } from '../messages/check-messages.ts';
+import { type ToolsInput, toToolDefinitions } from '../messages/tools/to-tool-definitions.ts';
 import type { Message } from '../messages/types.ts';
 import { createTokenCounter } from './create-token-counter.ts';
 import { tokenizerForModel } from './tokenizer-for-model.ts';
@@ -37,7 +38,9 @@ export function counterFor(tokenizer: string): TokenCounter {
 }
 
 /** Options of {@link countTokens}: the model, and what the prompt sends besides messages. */
-export interface CountTokensOptions extends CountOptions {
+export interface CountTokensOptions extends Omit<CountOptions, 'tools'> {
+  /** Tool definitions in any shape chatfold reads (see `ToolsInput`). */
+  readonly tools?: ToolsInput;
   /** Model id; picks the tokenizer. */
   readonly model?: string;
   /** Tokenizer id; overrides the model's. */
@@ -51,7 +54,8 @@ export interface CountTokensOptions extends CountOptions {
  * tokenizer used and whether the count is exact, calibrated or approximate.
  *
  * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`);
- *   `E_INVALID_OPTIONS` for a `toolChoice` that is not one of its forms or names no given tool.
+ *   `E_INVALID_TOOLS` for tools of no known shape; `E_INVALID_OPTIONS` for a `toolChoice` that
+ *   is not one of its forms or names no given tool.
  * @example
  * const { total, accuracy } = countTokens(messages, { model: 'gpt-4o' });
  * countTokens(messages, { model: 'gpt-4o', tools, toolChoice: { name: 'get_weather' } }).tools;
@@ -63,6 +67,9 @@ export function countTokens(messages: readonly Message[], options: CountTokensOp
     counterFor(
       options.tokenizer ?? (options.model === undefined ? 'chars/4' : tokenizerForModel(options.model)),
     );
-  const { model: _model, tokenizer: _tokenizer, counter: _counter, ...prompt } = options;
-  return counter.count(messages, prompt);
+  const { model: _model, tokenizer: _tokenizer, counter: _counter, tools, ...choice } = options;
+  return counter.count(
+    messages,
+    tools === undefined ? choice : { ...choice, tools: toToolDefinitions(tools) },
+  );
 }

@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { assertMessage, assertMessages } from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
+import { toToolDefinitions } from '../messages/tools/to-tool-definitions.ts';
 import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
 import {
   ANTHROPIC_CHAT_FORMAT,
@@ -256,8 +257,9 @@ export function createTokenCounter({
           assertMessages(messages, 'count');
         throw error;
       }
-      const choice = checkToolChoice(options, 'count');
-      const definitions = options.tools ?? [];
+      // Checked at the boundary: a wrong shape is E_INVALID_TOOLS, not a TypeError in here.
+      const definitions = options.tools === undefined ? [] : toToolDefinitions(options.tools);
+      const choice = checkToolChoice(options, definitions, 'count');
       let tools = countTools(definitions);
       const namespace = format.tools.functionNamespace;
       if (namespace !== undefined && definitions.length > 0) {

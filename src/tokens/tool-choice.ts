@@ -34,11 +34,16 @@ function namedTool(choice: object): string | undefined {
  * when given): one of the two, a known literal or a named tool that `tools` defines.
  *
  * @param options - The count options.
+ * @param tools - The prompt's tool definitions (a named choice must be one of them).
  * @param where - The function the options were given to, for the message.
  * @returns What the count depends on (`auto` when neither is given).
  * @throws ChatfoldError `E_INVALID_OPTIONS` naming the option, what was expected and received.
  */
-export function checkToolChoice(options: CountOptions, where: string): CheckedToolChoice {
+export function checkToolChoice(
+  options: Pick<CountOptions, 'toolChoice' | 'functionCall'>,
+  tools: readonly ToolDefinition[],
+  where: string,
+): CheckedToolChoice {
   const { toolChoice, functionCall } = options;
   if (toolChoice !== undefined && functionCall !== undefined) {
     throw new ChatfoldError(
@@ -64,7 +69,6 @@ export function checkToolChoice(options: CountOptions, where: string): CheckedTo
       { option, where },
     );
   }
-  const tools: readonly ToolDefinition[] = options.tools ?? [];
   if (!tools.some((tool) => tool.name === name)) {
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
