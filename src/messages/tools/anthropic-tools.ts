@@ -1,5 +1,5 @@
 import type { JsonValue, ToolDefinition } from '../types.ts';
-import { invalidTools, objectAt, toolDefinition } from './tool-schema.ts';
+import { invalidTools, readToolArray, toolDefinition } from './tool-schema.ts';
 
 /**
  * An Anthropic Messages tool: a custom tool with its `input_schema`, or a server tool
@@ -50,8 +50,5 @@ export function anthropicToolDefinition(
  * countTokens(messages, { model: 'claude-sonnet-4-5', tools: toolsFromAnthropic(request.tools) });
  */
 export function toolsFromAnthropic(tools: readonly AnthropicToolDefinition[]): ToolDefinition[] {
-  if (!Array.isArray(tools)) throw invalidTools('tools', `an array of ${EXPECTED}`, tools);
-  return tools.map((tool: unknown, index) =>
-    anthropicToolDefinition(objectAt(tool, `tools[${index}]`, EXPECTED, index), `tools[${index}]`, index),
-  );
+  return readToolArray(tools, EXPECTED, anthropicToolDefinition);
 }

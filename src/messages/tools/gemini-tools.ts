@@ -1,5 +1,12 @@
 import type { JsonValue, ToolDefinition } from '../types.ts';
-import { checkToolSchema, invalidTools, objectAt, type ToolSchema, toolDefinition } from './tool-schema.ts';
+import {
+  checkToolSchema,
+  invalidTools,
+  objectAt,
+  readToolArray,
+  type ToolSchema,
+  toolDefinition,
+} from './tool-schema.ts';
 
 /** A Gemini function declaration (`tools[].functionDeclarations[]`). */
 export interface GeminiFunctionDeclaration {
@@ -111,7 +118,5 @@ export function toolsFromGemini(
   if (!Array.isArray(tools)) {
     return geminiToolDefinitions(objectAt(tools, 'tools', `an array of ${EXPECTED}`, 0), 'tools', 0);
   }
-  return (tools as readonly unknown[]).flatMap((tool, index) =>
-    geminiToolDefinitions(objectAt(tool, `tools[${index}]`, EXPECTED, index), `tools[${index}]`, index),
-  );
+  return readToolArray(tools, EXPECTED, geminiToolDefinitions);
 }

@@ -1,5 +1,5 @@
 import type { JsonValue, ToolDefinition } from '../types.ts';
-import { invalidTools, objectAt, toolDefinition } from './tool-schema.ts';
+import { invalidTools, objectAt, readToolArray, toolDefinition } from './tool-schema.ts';
 
 /** An OpenAI Chat Completions tool (`tools[]` of a request). */
 export type OpenAIToolDefinition =
@@ -49,8 +49,5 @@ export function openAIToolDefinition(
  * countTokens(messages, { model: 'gpt-4o', tools: toolsFromOpenAI(request.tools) });
  */
 export function toolsFromOpenAI(tools: readonly OpenAIToolDefinition[]): ToolDefinition[] {
-  if (!Array.isArray(tools)) throw invalidTools('tools', `an array of ${EXPECTED}`, tools);
-  return tools.map((tool: unknown, index) =>
-    openAIToolDefinition(objectAt(tool, `tools[${index}]`, EXPECTED, index), `tools[${index}]`, index),
-  );
+  return readToolArray(tools, EXPECTED, openAIToolDefinition);
 }

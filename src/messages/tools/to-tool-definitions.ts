@@ -4,7 +4,7 @@ import { type AiSdkToolSet, aiSdkToolDefinition } from './ai-sdk-tools.ts';
 import { type AnthropicToolDefinition, anthropicToolDefinition } from './anthropic-tools.ts';
 import { type GeminiToolDefinition, geminiToolDefinitions, isGeminiTool } from './gemini-tools.ts';
 import { type OpenAIToolDefinition, openAIToolDefinition } from './openai-tools.ts';
-import { invalidTools, toolDefinition } from './tool-schema.ts';
+import { invalidTools, readToolArray, toolDefinition } from './tool-schema.ts';
 
 /** One tool in any shape chatfold reads. */
 export type ToolInput =
@@ -25,9 +25,11 @@ const SHAPES =
   "a tool: { name, description?, parameters } (chatfold, OpenAI functions), { type: 'function', function: { … } } (OpenAI), { name, description?, input_schema } (Anthropic) or { functionDeclarations: [ … ] } (Gemini)";
 
 /** The neutral definitions of one array entry, by the shape it has. */
-function entryDefinitions(tool: unknown, index: number): ToolDefinition[] {
-  const where = `tools[${index}]`;
-  if (!isPlainObject(tool)) throw invalidTools(where, SHAPES, tool, index);
+function entryDefinitions(
+  tool: Readonly<Record<string, unknown>>,
+  where: string,
+  index: number,
+): ToolDefinition[] {
   if (isGeminiTool(tool)) return geminiToolDefinitions(tool, where, index);
   if ((tool.type === 'function' && 'function' in tool) || tool.type === 'custom') {
     return [openAIToolDefinition(tool, where, index)];
@@ -66,7 +68,7 @@ function entryDefinitions(tool: unknown, index: number): ToolDefinition[] {
  * // [{ name: 'ping', parameters: {} }]
  */
 export function toToolDefinitions(tools: ToolsInput): ToolDefinition[] {
-  if (Array.isArray(tools)) return (tools as readonly unknown[]).flatMap(entryDefinitions);
+  if (Array.isArray(tools)) return readToolArray(tools, SHAPES, entryDefinitions);
   if (!isPlainObject(tools)) {
     throw invalidTools(
       'tools',

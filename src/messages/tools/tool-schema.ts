@@ -161,3 +161,25 @@ export function objectAt(value: unknown, where: string, expected: string, index:
   if (!isPlainObject(value)) throw invalidTools(where, expected, value, index);
   return value;
 }
+
+/**
+ * Reads an array of one provider's tools, each checked to be an object first.
+ *
+ * @param tools - The array (anything else is `E_INVALID_TOOLS`).
+ * @param expected - One tool of the provider's shape, in words.
+ * @param read - Reads one tool at `tools[index]` into its definitions.
+ */
+export function readToolArray(
+  tools: unknown,
+  expected: string,
+  read: (
+    tool: Readonly<Record<string, unknown>>,
+    where: string,
+    index: number,
+  ) => ToolDefinition | ToolDefinition[],
+): ToolDefinition[] {
+  if (!Array.isArray(tools)) throw invalidTools('tools', `an array of ${expected}`, tools);
+  return (tools as readonly unknown[]).flatMap((tool, index) =>
+    read(objectAt(tool, `tools[${index}]`, expected, index), `tools[${index}]`, index),
+  );
+}
