@@ -114,10 +114,11 @@ function fill(
   values: Omit<Partial<Candidate>, 'pricing' | 'outputWindow'> & { pricing?: ModelPricing },
 ) {
   const window = size(candidate, 'window', values.contextWindow);
-  candidate.contextWindow ??= window;
-  if (candidate.maxOutputTokens === undefined) {
-    candidate.maxOutputTokens = size(candidate, 'max output', values.maxOutputTokens);
-    if (candidate.maxOutputTokens !== undefined && window !== undefined) candidate.outputWindow = window;
+  if (window !== undefined) candidate.contextWindow ??= window;
+  const output = size(candidate, 'max output', values.maxOutputTokens);
+  if (candidate.maxOutputTokens === undefined && output !== undefined) {
+    candidate.maxOutputTokens = output;
+    if (window !== undefined) candidate.outputWindow = window;
   }
   for (const [field, value] of Object.entries(values.pricing ?? {}) as [keyof ModelPricing, number][]) {
     if (candidate.pricing[field] === undefined && Number.isFinite(value) && value > 0)
@@ -383,7 +384,7 @@ const snapshot: ModelSnapshot = {
   models,
 };
 modelSnapshotSchema.parse(snapshot);
-const problems = checkModelEntries(models.map((model) => ({ ...model, tokenizer: model.tokenizer ?? '' })));
+const problems = checkModelEntries(models);
 if (problems.length > 0) {
   throw new Error(
     `the merged data has problems; fix the merge:\n${problems.map((p) => p.message).join('\n')}`,

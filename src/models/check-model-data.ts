@@ -1,5 +1,4 @@
 import { canonicalModelKey } from './model-keys.ts';
-import type { ModelEntry } from './registry.ts';
 
 /** Powers of two that windows and output limits are usually sized by: 2,048 … 4,194,304. */
 const POWERS_OF_TWO = Array.from({ length: 12 }, (_, i) => 2 ** (i + 11));
@@ -41,6 +40,15 @@ export interface ModelDataProblem {
   readonly message: string;
 }
 
+/** The fields of a model the checks read (a registry entry or a snapshot line). */
+export interface CheckedModel {
+  readonly id: string;
+  readonly provider: string;
+  readonly contextWindow: number;
+  readonly maxOutputTokens?: number | undefined;
+  readonly aliases?: readonly string[] | undefined;
+}
+
 /**
  * Checks model entries for what the datasets get wrong (MOD-1): a max output above the
  * window, a window or max output one digit away from a power of two, and an id or alias that
@@ -48,9 +56,9 @@ export interface ModelDataProblem {
  * what it can and refuses to write a snapshot with problems left; a test runs this over the
  * bundled registry.
  */
-export function checkModelEntries(entries: readonly ModelEntry[]): ModelDataProblem[] {
+export function checkModelEntries(entries: readonly CheckedModel[]): ModelDataProblem[] {
   const problems: ModelDataProblem[] = [];
-  const byKey = new Map<string, ModelEntry[]>();
+  const byKey = new Map<string, CheckedModel[]>();
   for (const entry of entries) {
     const model = `${entry.provider}/${entry.id}`;
     if (entry.maxOutputTokens !== undefined && entry.maxOutputTokens > entry.contextWindow) {
