@@ -49,11 +49,14 @@ describe('toolChoice and functionCall (TOK-2)', () => {
 
   it('rejects a choice of the wrong shape, naming the option and what it received', () => {
     const cases: [CountOptions, RegExp][] = [
-      [{ toolChoice: 'any' as never }, /toolChoice must be 'auto', 'none', 'required' or .*received "any"/],
+      [
+        { toolChoice: 'any' as never },
+        /toolChoice must be 'auto', 'none', 'required' or .*received the string "any"/,
+      ],
       [{ toolChoice: { function: { name: 'x' } } as never }, /received an object with keys \["function"\]/],
       [
         { functionCall: 'required' as never },
-        /functionCall must be 'auto', 'none' or \{ name \}, received "required"/,
+        /functionCall must be 'auto', 'none' or \{ name \}, received the string "required"/,
       ],
       [{ toolChoice: null as never }, /received null/],
       [{ toolChoice: 'none', functionCall: 'none' }, /give toolChoice or functionCall .* not both/],

@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { describeValue } from '../messages/tools/tool-schema.ts';
 import type { ToolDefinition } from '../messages/types.ts';
 import type { FunctionNamespaceFormat } from './chat-format.ts';
 import type { TextEncoder } from './encodings.ts';
@@ -10,13 +11,6 @@ export type CheckedToolChoice =
   | { readonly kind: 'named'; readonly name: string; readonly isLegacy: boolean };
 
 const AUTO: CheckedToolChoice = { kind: 'auto' };
-
-const describe = (value: unknown): string => {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `an object with keys ${JSON.stringify(Object.keys(value))}`;
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
-};
 
 /** The forced tool's name in either OpenAI shape, or undefined when the shape is neither. */
 function namedTool(choice: object): string | undefined {
@@ -65,7 +59,7 @@ export function checkToolChoice(
     const shapes = isLegacy ? '{ name }' : "{ name } or { type: 'function', function: { name } }";
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
-      `${where}: ${option} must be ${literals.map((l) => `'${l}'`).join(', ')} or ${shapes}, received ${describe(choice)}`,
+      `${where}: ${option} must be ${literals.map((l) => `'${l}'`).join(', ')} or ${shapes}, received ${describeValue(choice)}`,
       { option, where },
     );
   }
