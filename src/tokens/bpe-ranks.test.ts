@@ -2,12 +2,20 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caughtError } from '../test/caught-error.ts';
-import { decodeBpeRanks, encodeBpeRanks } from './bpe-ranks.ts';
+import { type BpeRanks, decodeBpeRanks, encodeBpeRanks } from './bpe-ranks.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+const hex = (token: Uint8Array | undefined) =>
+  token === undefined ? undefined : Buffer.from(token).toString('hex');
+const tokensOf = (ranks: BpeRanks) =>
+  new Map(
+    Array.from({ length: ranks.size }, (_, rank) => [rank, hex(ranks.tokenBytes(rank))] as const).filter(
+      ([, token]) => token !== undefined,
+    ),
+  );
 
-describe('.bpe rank files (TOK-2, TOK-8: a compact form that loads fast)', () => {
-  it('reads back every token: text ones by their text, partial characters by their bytes', () => {
+describe('.bpe rank files (TOK-2, TOK-8: the file is the lookup table, so it loads at once)', () => {
+  it('finds text tokens by a range of any string, partial characters by their bytes', () => {
     const ranks = new Map<number, Uint8Array>([
       [0, bytes('!')],
       [1, bytes(' the')],
@@ -17,28 +25,33 @@ describe('.bpe rank files (TOK-2, TOK-8: a compact form that loads fast)', () =>
       [6, Uint8Array.of(0x00)],
     ]);
     const decoded = decodeBpeRanks(encodeBpeRanks(ranks), 'test');
-    expect([...decoded.text]).toEqual([
-      ['!', 0],
-      [' the', 1],
-      ['中', 3],
-      ['\uFEFF', 5],
-      ['\u0000', 6],
-    ]);
-    expect([...decoded.bytes]).toEqual([['\u00e4', 2]]);
-    expect(decoded.maxTokenBytes).toBeGreaterThanOrEqual(4);
+    expect(decoded.rankOf('say the word', 3, 7)).toBe(1);
+    expect(decoded.rankOf('say the word', 3, 6)).toBe(-1);
+    expect(decoded.rankOf('中', 0, 1)).toBe(3);
+    expect(decoded.rankOf('\uFEFF', 0, 1)).toBe(5);
+    expect(decoded.rankOf('\u0000', 0, 1)).toBe(6);
+    expect(decoded.rankOfBytes('\u00e4')).toBe(2);
+    expect(decoded.rankOfBytes('\u00e5')).toBe(-1);
+    expect(decoded.tokenBytes(4)).toBeUndefined();
+    expect(decoded.size).toBe(7);
+    expect(decoded.maxTokenBytes).toBe(4);
+    expect(tokensOf(decoded)).toEqual(new Map([...ranks].map(([rank, token]) => [rank, hex(token)])));
   });
 
-  it('round-trips any ranks (property)', () => {
+  it('round-trips any ranks and finds every text token (property)', () => {
     const token = fc.uint8Array({ minLength: 1, maxLength: 40 });
     fc.assert(
       fc.property(fc.uniqueArray(token, { maxLength: 60, selector: (t) => t.join(',') }), (tokens) => {
         const ranks = new Map(tokens.map((t, rank) => [rank * 2, t] as const));
         const decoded = decodeBpeRanks(encodeBpeRanks(ranks), 'test');
-        const back = new Map<number, string>();
-        for (const [text, rank] of decoded.text) back.set(rank, Buffer.from(text, 'utf8').toString('hex'));
-        for (const [raw, rank] of decoded.bytes) back.set(rank, Buffer.from(raw, 'latin1').toString('hex'));
-        expect(back).toEqual(new Map([...ranks].map(([rank, t]) => [rank, Buffer.from(t).toString('hex')])));
-        for (const t of tokens) expect(decoded.maxTokenBytes).toBeGreaterThanOrEqual(t.length);
+        expect(tokensOf(decoded)).toEqual(new Map([...ranks].map(([rank, t]) => [rank, hex(t)])));
+        for (const [rank, t] of ranks) {
+          const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(t);
+          const isText = hex(new TextEncoder().encode(text)) === hex(t);
+          if (isText) expect(decoded.rankOf(`<${text}>`, 1, text.length + 1)).toBe(rank);
+          else expect(decoded.rankOfBytes(Buffer.from(t).toString('latin1'))).toBe(rank);
+          expect(decoded.maxTokenBytes).toBeGreaterThanOrEqual(t.length);
+        }
       }),
       { numRuns: 100 },
     );
@@ -47,15 +60,28 @@ describe('.bpe rank files (TOK-2, TOK-8: a compact form that loads fast)', () =>
   it('the shipped files hold the full vocabularies', () => {
     const sizes = { o200k_base: 199_998, cl100k_base: 100_256, claude: 64_995 };
     for (const [name, size] of Object.entries(sizes)) {
-      const file = readFileSync(new URL(`../../data/encoding/${name}.bpe`, import.meta.url));
-      const ranks = decodeBpeRanks(file, name);
-      expect(ranks.text.size + ranks.bytes.size, name).toBe(size);
+      const ranks = decodeBpeRanks(
+        readFileSync(new URL(`../../data/encoding/${name}.bpe`, import.meta.url)),
+        name,
+      );
+      expect(tokensOf(ranks).size, name).toBe(size);
     }
   });
 
-  it('a damaged file is E_TOKENIZER naming the encoding, not a RangeError', () => {
+  it('a damaged file is E_TOKENIZER naming the encoding, not a RangeError or a hang', () => {
     const file = encodeBpeRanks(new Map([[0, bytes('a')]]));
-    for (const damaged of [file.subarray(0, 10), file.subarray(0, file.length - 1), bytes('not a file')]) {
+    const fullTable = file.slice();
+    // Every slot of the 16-slot table (after the 32-byte header and two offsets) taken.
+    for (let slot = 0; slot < 16; slot++) new DataView(fullTable.buffer).setInt32(40 + slot * 4, 0, true);
+    const unaligned = new Uint8Array(file.length + 1).subarray(1);
+    unaligned.set(file);
+    expect(decodeBpeRanks(unaligned, 'o200k_base').rankOf('a', 0, 1)).toBe(0);
+    for (const damaged of [
+      file.subarray(0, 10),
+      file.subarray(0, file.length - 1),
+      bytes('not a file'),
+      fullTable,
+    ]) {
       const error = caughtError(() => decodeBpeRanks(damaged, 'o200k_base'));
       expect(error.code).toBe('E_TOKENIZER');
       expect(error.message).toContain('o200k_base');

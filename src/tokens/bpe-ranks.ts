@@ -1,33 +1,52 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 
 /**
- * The ranks of a BPE encoding, keyed for counting (TOK-2): a pre-token found in `text` is one
- * token, and merging looks byte ranges up here. Tokens whose bytes are valid UTF-8 are keyed by
- * their text, so the common case (a whole pre-token in the vocabulary) is one `Map` lookup of a
- * string the pattern already produced; the others (a part of a multi-byte character) by their
- * bytes read as Latin-1.
+ * The ranks of a BPE encoding, for counting (TOK-2): a pre-token whose text has a rank is one
+ * token, and merging looks byte ranges up here. Tokens whose bytes are valid UTF-8 are found by
+ * their text — a range of a string, so neither a pre-token in the vocabulary nor a merge step
+ * makes a substring; the others (a part of a multi-byte character) by their bytes.
  */
 export interface BpeRanks {
-  readonly text: ReadonlyMap<string, number>;
-  readonly bytes: ReadonlyMap<string, number>;
   /** Longest token in bytes: a longer byte range is no token, without a lookup. */
   readonly maxTokenBytes: number;
+  /** Ranks in the encoding, used or not (the largest rank + 1). */
+  readonly size: number;
+  /** The rank of the token whose text is `text.slice(start, end)`, or -1. */
+  rankOf(text: string, start: number, end: number): number;
+  /** The rank of a token that is no valid UTF-8 alone, by its bytes read as Latin-1, or -1. */
+  rankOfBytes(latin1: string): number;
+  /** The bytes of a rank's token, or undefined for an unused rank. */
+  tokenBytes(rank: number): Uint8Array | undefined;
 }
 
 /*
- * File layout (`data/encoding/*.bpe`, written by scripts/build-encodings.ts), little-endian:
- *   0  "CFB1"   4  u32 ranks N   8  u32 text bytes T   12  u32 raw bytes R
- *   16 N × u16: per rank, 0 = unused; bit 15 set = a raw token of (value & 0x7fff) bytes;
- *      else a text token of that many UTF-16 code units
- *   then T bytes of UTF-8 (the text tokens in rank order), then R raw bytes.
- * One TextDecoder call and a slice per token: o200k_base loads in ~30 ms where parsing a 7 MB
- * JavaScript object literal took 0.9–1.5 s (issue 14).
+ * File layout (`data/encoding/*.bpe`, written by scripts/build-encodings.ts), little-endian; the
+ * file is the lookup structure, so loading it is a read, one TextDecoder call and typed-array
+ * views (no per-token work: o200k_base took 0.9–1.5 s to load from a 7 MB JavaScript module and
+ * ~60 ms into a Map of 200,000 strings):
+ *   0  "CFB2"  4 u32 ranks N  8 u32 slots S (a power of two)  12 u32 raw tokens R
+ *   16 u32 text bytes T  20 u32 longest token in bytes  24..31 zero
+ *   32 (N + 1) × i32: where each rank's text starts in the text, in UTF-16 code units (a rank
+ *      with no text, unused or raw, starts where the next one does)
+ *   then S × i32: an open-addressing table (linear probing) of ranks by hashText, -1 = empty
+ *   then R × (u32 rank, u8 length, bytes): the raw tokens
+ *   then T bytes of UTF-8: the text tokens in rank order.
  */
-const MAGIC = 0x31424643; // "CFB1"
-const HEADER_BYTES = 16;
-const RAW_FLAG = 0x8000;
+const MAGIC = 0x32424643; // "CFB2"
+const HEADER_BYTES = 32;
+const EMPTY = -1;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const isLittleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** FNV-1a over UTF-16 code units with a final mix: where a token's text sits in the table. */
+function hashText(text: string, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x2c1b3c6d);
+  return hash ^ (hash >>> 12);
+}
 
 function latin1(bytes: Uint8Array): string {
   let text = '';
@@ -44,93 +63,142 @@ function latin1(bytes: Uint8Array): string {
 export function encodeBpeRanks(ranks: ReadonlyMap<number, Uint8Array>): Uint8Array {
   let count = 0;
   for (const rank of ranks.keys()) count = Math.max(count, rank + 1);
-  const lengths = new Uint16Array(count);
+  const starts = new Int32Array(count + 1);
   const texts: string[] = [];
-  const raws: Uint8Array[] = [];
+  const raws: [number, Uint8Array][] = [];
+  let units = 0;
+  let maxTokenBytes = 0;
   for (let rank = 0; rank < count; rank++) {
+    starts[rank] = units;
     const bytes = ranks.get(rank);
     if (bytes === undefined) continue;
+    if (bytes.length === 0) throw new Error(`rank ${rank}: an empty token`);
+    maxTokenBytes = Math.max(maxTokenBytes, bytes.length);
     let text: string | undefined;
     try {
       text = strictUtf8.decode(bytes);
     } catch {
-      text = undefined;
+      if (bytes.length > 255) throw new Error(`rank ${rank}: a raw token of ${bytes.length} bytes`);
+      raws.push([rank, bytes]);
+      continue;
     }
-    const length = text === undefined ? bytes.length : text.length;
-    if (length === 0 || length >= RAW_FLAG) throw new Error(`rank ${rank}: a token of ${length} units`);
-    if (text === undefined) {
-      lengths[rank] = RAW_FLAG | length;
-      raws.push(bytes);
-    } else {
-      lengths[rank] = length;
-      texts.push(text);
-    }
+    texts.push(text);
+    units += text.length;
   }
-  const text = new TextEncoder().encode(texts.join(''));
-  const rawBytes = raws.reduce((sum, raw) => sum + raw.length, 0);
-  const file = new Uint8Array(HEADER_BYTES + count * 2 + text.length + rawBytes);
+  starts[count] = units;
+  const allText = texts.join('');
+  let slots = 16;
+  while (slots < texts.length * 2) slots *= 2;
+  const table = new Int32Array(slots).fill(EMPTY);
+  for (let rank = 0; rank < count; rank++) {
+    const start = starts[rank] as number;
+    const end = starts[rank + 1] as number;
+    if (start === end) continue;
+    let slot = hashText(allText, start, end) & (slots - 1);
+    while (table[slot] !== EMPTY) slot = (slot + 1) & (slots - 1);
+    table[slot] = rank;
+  }
+  const text = new TextEncoder().encode(allText);
+  const rawBytes = raws.reduce((sum, [, raw]) => sum + 5 + raw.length, 0);
+  const file = new Uint8Array(HEADER_BYTES + (count + 1) * 4 + slots * 4 + rawBytes + text.length);
   const view = new DataView(file.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, count, true);
-  view.setUint32(8, text.length, true);
-  view.setUint32(12, rawBytes, true);
-  lengths.forEach((length, rank) => {
-    view.setUint16(HEADER_BYTES + rank * 2, length, true);
+  [MAGIC, count, slots, raws.length, text.length, maxTokenBytes].forEach((value, index) => {
+    view.setUint32(index * 4, value, true);
   });
-  let offset = HEADER_BYTES + count * 2;
-  file.set(text, offset);
-  offset += text.length;
-  for (const raw of raws) {
-    file.set(raw, offset);
-    offset += raw.length;
+  let offset = HEADER_BYTES;
+  for (const start of starts) {
+    view.setInt32(offset, start, true);
+    offset += 4;
   }
+  for (const rank of table) {
+    view.setInt32(offset, rank, true);
+    offset += 4;
+  }
+  for (const [rank, raw] of raws) {
+    view.setUint32(offset, rank, true);
+    view.setUint8(offset + 4, raw.length);
+    file.set(raw, offset + 5);
+    offset += 5 + raw.length;
+  }
+  file.set(text, offset);
   return file;
 }
 
+/** 32-bit integers of the file, as a view where the machine is little-endian, else copied. */
+function int32s(file: Uint8Array, offset: number, length: number): Int32Array {
+  if (isLittleEndian) return new Int32Array(file.buffer, file.byteOffset + offset, length);
+  const view = new DataView(file.buffer, file.byteOffset + offset, length * 4);
+  return Int32Array.from({ length }, (_, i) => view.getInt32(i * 4, true));
+}
+
 /**
- * Reads a `.bpe` file.
+ * Reads a `.bpe` file. The returned ranks keep the file's bytes as their tables.
  *
  * @param file - The file's bytes.
  * @param name - The encoding, for the error.
  * @throws ChatfoldError `E_TOKENIZER` when the bytes are not a `.bpe` file.
  */
 export function decodeBpeRanks(file: Uint8Array, name: string): BpeRanks {
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   const corrupt = (why: string): ChatfoldError =>
     new ChatfoldError('E_TOKENIZER', `the ${name} encoding file is damaged (${why}); reinstall chatfold`, {
       encoding: name,
     });
-  if (file.byteLength < HEADER_BYTES || view.getUint32(0, true) !== MAGIC) throw corrupt('no CFB1 header');
-  const count = view.getUint32(4, true);
-  const textStart = HEADER_BYTES + count * 2;
-  const rawStart = textStart + view.getUint32(8, true);
-  if (rawStart + view.getUint32(12, true) !== file.byteLength) throw corrupt('wrong length');
+  // Typed-array views need 4-byte alignment (a large read is its own buffer, so this is rare).
+  const bytes = file.byteOffset % 4 === 0 ? file : file.slice();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < HEADER_BYTES || view.getUint32(0, true) !== MAGIC) throw corrupt('no CFB2 header');
+  const [count, slots, rawCount, textBytes, maxTokenBytes] = [4, 8, 12, 16, 20].map((at) =>
+    view.getUint32(at, true),
+  ) as [number, number, number, number, number];
+  const tableAt = HEADER_BYTES + (count + 1) * 4;
+  const rawAt = tableAt + slots * 4;
+  if ((slots & (slots - 1)) !== 0 || rawAt + textBytes > bytes.byteLength) throw corrupt('wrong length');
+  const starts = int32s(bytes, HEADER_BYTES, count + 1);
+  const table = int32s(bytes, tableAt, slots);
+  // A lookup probes until an empty slot: a table without one would never return.
+  if (!table.includes(EMPTY)) throw corrupt('no empty slot');
+  const raw = new Map<string, number>();
+  const rawByRank = new Map<number, Uint8Array>();
+  let offset = rawAt;
+  for (let i = 0; i < rawCount; i++) {
+    if (offset + 5 > bytes.byteLength) throw corrupt('wrong length');
+    const rank = view.getUint32(offset, true);
+    const token = bytes.subarray(offset + 5, offset + 5 + view.getUint8(offset + 4));
+    raw.set(latin1(token), rank);
+    rawByRank.set(rank, token);
+    offset += 5 + token.length;
+  }
+  if (offset + textBytes !== bytes.byteLength) throw corrupt('wrong length');
   let allText: string;
   try {
-    allText = strictUtf8.decode(file.subarray(textStart, rawStart));
+    allText = strictUtf8.decode(bytes.subarray(offset));
   } catch {
-    throw corrupt('text section is not UTF-8');
+    throw corrupt('text is not UTF-8');
   }
-  const text = new Map<string, number>();
-  const bytes = new Map<string, number>();
-  let textOffset = 0;
-  let rawOffset = rawStart;
-  let maxTokenBytes = 0;
-  for (let rank = 0; rank < count; rank++) {
-    const entry = view.getUint16(HEADER_BYTES + rank * 2, true);
-    if (entry === 0) continue;
-    const length = entry & ~RAW_FLAG;
-    if ((entry & RAW_FLAG) !== 0) {
-      bytes.set(latin1(file.subarray(rawOffset, rawOffset + length)), rank);
-      rawOffset += length;
-      maxTokenBytes = Math.max(maxTokenBytes, length);
-    } else {
-      text.set(allText.slice(textOffset, textOffset + length), rank);
-      textOffset += length;
-      // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
-      maxTokenBytes = Math.max(maxTokenBytes, length * 3);
-    }
-  }
-  if (textOffset !== allText.length || rawOffset !== file.byteLength) throw corrupt('lengths do not add up');
-  return { text, bytes, maxTokenBytes };
+  if (starts[count] !== allText.length) throw corrupt('offsets do not match the text');
+  const mask = slots - 1;
+  return {
+    maxTokenBytes,
+    size: count,
+    rankOf(text, start, end) {
+      const length = end - start;
+      for (let slot = hashText(text, start, end) & mask; ; slot = (slot + 1) & mask) {
+        const rank = table[slot] as number;
+        if (rank === EMPTY) return EMPTY;
+        const at = starts[rank] as number;
+        if ((starts[rank + 1] as number) - at !== length) continue;
+        let i = 0;
+        while (i < length && allText.charCodeAt(at + i) === text.charCodeAt(start + i)) i++;
+        if (i === length) return rank;
+      }
+    },
+    rankOfBytes: (key) => raw.get(key) ?? EMPTY,
+    tokenBytes(rank) {
+      const start = starts[rank];
+      const end = starts[rank + 1];
+      if (start === undefined || end === undefined) return undefined;
+      if (start < end) return new TextEncoder().encode(allText.slice(start, end));
+      return rawByRank.get(rank);
+    },
+  };
 }

@@ -27,11 +27,11 @@ type RankOf = (start: number, end: number) => number;
 export function countBytePairs(piece: string, ranks: BpeRanks): number {
   let ascii = true;
   for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
-  const { text, maxTokenBytes } = ranks;
+  const { maxTokenBytes } = ranks;
   if (ascii) {
-    // Bytes are characters: a byte range is the substring.
+    // Bytes are characters: a byte range is the same range of the string.
     const rank: RankOf = (start, end) =>
-      end - start > maxTokenBytes ? NONE : (text.get(piece.slice(start, end)) ?? NONE);
+      end - start > maxTokenBytes ? NONE : ranks.rankOf(piece, start, end);
     return merge(piece.length, rank);
   }
   const bytes = utf8.encode(piece);
@@ -49,10 +49,10 @@ export function countBytePairs(piece: string, ranks: BpeRanks): number {
     if (end - start > maxTokenBytes) return NONE;
     const from = unitAt[start] as number;
     const to = unitAt[end] as number;
-    if (from >= 0 && to >= 0) return text.get(piece.slice(from, to)) ?? NONE;
+    if (from >= 0 && to >= 0) return ranks.rankOf(piece, from, to);
     let key = '';
     for (let i = start; i < end; i++) key += String.fromCharCode(bytes[i] as number);
-    return ranks.bytes.get(key) ?? NONE;
+    return ranks.rankOfBytes(key);
   };
   return merge(bytes.length, rank);
 }

@@ -79,10 +79,9 @@ export function loadEncoding(name: EncodingName): TextEncoder {
   // the vocabulary is one token, another is merged and its count kept. No token array is built
   // (in a process holding a long session that garbage made counting superlinear).
   const pattern = new RegExp(toJavaScriptPattern(REFERENCE_PATTERNS[name]), 'gu');
-  const vocabulary = ranks.text;
   const pieceCounts = new Map<string, number>();
   const countPiece = (piece: string): number => {
-    if (vocabulary.has(piece)) return 1;
+    if (ranks.rankOf(piece, 0, piece.length) !== -1) return 1;
     if (piece.length > PIECE_CACHE_MAX_CHARS) return countBytePairs(piece, ranks);
     let tokens = pieceCounts.get(piece);
     if (tokens === undefined) {

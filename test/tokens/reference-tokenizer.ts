@@ -29,9 +29,11 @@ function tiktokenRanks(name: EncodingName): string {
     readFileSync(new URL(`../../data/encoding/${name}.bpe`, import.meta.url)),
     name,
   );
-  const base64: string[] = [];
-  for (const [text, rank] of ranks.text) base64[rank] = Buffer.from(text, 'utf8').toString('base64');
-  for (const [bytes, rank] of ranks.bytes) base64[rank] = Buffer.from(bytes, 'latin1').toString('base64');
+  const base64: (string | undefined)[] = [];
+  for (let rank = 0; rank < ranks.size; rank++) {
+    const bytes = ranks.tokenBytes(rank);
+    base64[rank] = bytes === undefined ? undefined : Buffer.from(bytes).toString('base64');
+  }
   const lines: string[] = [];
   for (let rank = 0; rank < base64.length; rank++) {
     if (base64[rank] === undefined) continue;
