@@ -64,7 +64,10 @@ export interface TokenCounter {
   countText(text: string): number;
   /** Tokens one message adds to a prompt, including its chat-format overhead. */
   countMessage(message: Message): number;
-  /** Tokens of a whole prompt. */
+  /**
+   * Tokens of a whole prompt. chatfold's counters read `tools` in any shape `toToolDefinitions`
+   * knows and throw `E_INVALID_TOOLS` for others, `E_INVALID_OPTIONS` for a bad `toolChoice`.
+   */
   count(messages: readonly Message[], options?: CountOptions): TokenCount;
   /** Optional exact count through the provider (Anthropic / Gemini count-tokens endpoints). */
   countExact?(
