@@ -1,5 +1,6 @@
 // chatfold/fake-provider: a fake LLM provider that speaks the real OpenAI, Anthropic and Gemini
-// wire formats over real HTTP, for tests and offline demos (`chatfold fake-provider`).
+// wire formats, and the tokenize endpoints of llama.cpp's server and vLLM, over real HTTP, for
+// tests and offline demos (`chatfold fake-provider`).
 //
 // One endpoint per module under a provider folder (`anthropic/count-tokens.ts`): a `FakeRoute`
 // with its method, path pattern, the provider's error body and a handler that validates the
@@ -13,6 +14,12 @@ export { geminiCountTokens } from './gemini/count-tokens.ts';
 export { geminiContextOverflow, geminiError } from './gemini/errors.ts';
 export { geminiGenerateContent } from './gemini/generate-content.ts';
 export { loadFakeScript } from './load-script.ts';
+export { llamaCppApplyTemplate } from './local-server/llama-cpp-apply-template.ts';
+export { llamaCppError } from './local-server/llama-cpp-errors.ts';
+export { llamaCppTokenize } from './local-server/llama-cpp-tokenize.ts';
+export { localTokenize } from './local-server/local-tokenize.ts';
+export { vllmError } from './local-server/vllm-errors.ts';
+export { FAKE_VLLM_MAX_MODEL_LEN, vllmTokenize } from './local-server/vllm-tokenize.ts';
 export { openaiChatCompletions } from './openai/chat-completions.ts';
 export { openaiContextOverflow, openaiError } from './openai/errors.ts';
 export { openaiModels } from './openai/models.ts';
