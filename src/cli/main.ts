@@ -8,5 +8,8 @@ if (nodeMajor < 22) {
   );
   process.exit(1);
 }
+// Node's on-disk compile cache (in the system temp folder): a short command such as `chatfold
+// count` spends most of its start-up parsing the program's modules (TOK-8, bench/tokens.ts).
+(await import('node:module')).enableCompileCache?.();
 const { runCli } = await import('./run-cli.ts');
 process.exitCode = await runCli(process.argv);
