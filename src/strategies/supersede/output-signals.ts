@@ -5,7 +5,7 @@ import { toolResultText } from '../chatfold-metadata.ts';
  * Notices tools print when they cut their output. A read or listing whose output carries one
  * showed only part of the file or directory, so it cannot stand for the whole of it.
  */
-const TRUNCATION_NOTICES: readonly RegExp[] = [
+export const TRUNCATION_NOTICES: readonly RegExp[] = [
   /\[\s*[\d,]+ (?:more )?(?:characters|chars|lines|bytes) truncated\s*\]/i, // Claude Code Bash
   /\[Output truncated/i,
   /\(\d+ more lines? (?:below|above)\)/, // SWE-agent's 100-line window
@@ -15,6 +15,21 @@ const TRUNCATION_NOTICES: readonly RegExp[] = [
   /<response clipped>/, // Anthropic text editor
   /\[… chatfold clipped [\d,]+ of/, // chatfold's own clip stage
 ];
+
+/**
+ * The notices above as one pattern per flag set, so an output is scanned twice instead of
+ * eight times (a first compaction reads every output of the history). A test checks they
+ * match exactly where the list does.
+ */
+const ANY_NOTICE = TRUNCATION_NOTICES.filter((notice) => notice.flags.includes('i'));
+const ANY_NOTICE_CASED = TRUNCATION_NOTICES.filter((notice) => !notice.flags.includes('i'));
+const NOTICE_I = new RegExp(ANY_NOTICE.map((notice) => `(?:${notice.source})`).join('|'), 'i');
+const NOTICE_CASED = new RegExp(ANY_NOTICE_CASED.map((notice) => `(?:${notice.source})`).join('|'));
+
+/** Whether an output carries a truncation notice (any of {@link TRUNCATION_NOTICES}). */
+export function hasTruncationNotice(text: string): boolean {
+  return NOTICE_I.test(text) || NOTICE_CASED.test(text);
+}
 /** Claude Code's Read stops at line 2000 when no limit is given. */
 const LINE_2000 = /\n\s*2000(?:→|\t)/;
 const LINE_2001 = /\n\s*2001(?:→|\t)/;
@@ -62,9 +77,7 @@ export function outputSignals(part: ToolResultPart): OutputSignals {
     const text = toolResultText(part);
     signals = {
       text,
-      isTruncated:
-        TRUNCATION_NOTICES.some((notice) => notice.test(text)) ||
-        (LINE_2000.test(text) && !LINE_2001.test(text)),
+      isTruncated: hasTruncationNotice(text) || (LINE_2000.test(text) && !LINE_2001.test(text)),
       isBackReference: BACK_REFERENCES.some((pattern) => pattern.test(text)),
       looksFailed: FAILURES.some((pattern) => pattern.test(text)),
       isStub: text.startsWith(SUPERSEDED_PREFIX),
