@@ -55,8 +55,12 @@ type ShellReading = ShellCommandAnalysis & {
   readonly hasDirectoryArgument: boolean;
 };
 
-/** Shell lines parsed once per call part, configuration and starting directory. */
-const shellCache = new WeakMap<ToolCallPart, Map<string, ShellReading | undefined>>();
+/**
+ * Shell lines parsed once per call part, configuration and starting directory: the latest
+ * reading per part (a part is read with one key in all but rare `cd` histories; a Map per
+ * part cost a million small maps on a million-message history).
+ */
+const shellCache = new WeakMap<ToolCallPart, { key: string; reading: ShellReading | undefined }>();
 /** Result facts once per result part (the latest classification, checked against its inputs). */
 const factsCache = new WeakMap<ToolResultPart, { call: ToolCallPart; key: string; facts: ResultFacts }>();
 
@@ -111,15 +115,12 @@ export function collectResultEvents(messages: readonly Message[], config: Classi
   let directory: string | undefined = '.';
   const shellCall = (part: ToolCallPart, mapping: ToolMapping | undefined): PendingCall['shell'] => {
     const key = `${config.dataKey}\u0000${directory}`;
-    let perPart = shellCache.get(part);
-    let reading = perPart?.get(key);
-    if (reading === undefined && !perPart?.has(key)) {
+    const cached = shellCache.get(part);
+    let reading: ShellReading | undefined;
+    if (cached !== undefined && cached.key === key) reading = cached.reading;
+    else {
       reading = readShellCall(part, mapping, directory, config);
-      if (perPart === undefined) {
-        perPart = new Map();
-        shellCache.set(part, perPart);
-      }
-      perPart.set(key, reading);
+      shellCache.set(part, { key, reading });
     }
     if (reading?.changesDirectory && !reading.hasDirectoryArgument) {
       directory = reading.directoryAfter === '.' ? '.' : undefined;
