@@ -1,4 +1,4 @@
-import { canonicalModelKey } from './model-keys.ts';
+import { canonicalModelKey, sizeTaggedId } from './model-keys.ts';
 import { bundledModelRegistry, type ModelEntry, type ModelRegistry } from './registry.ts';
 
 /** Options of {@link listModels}. */
@@ -8,11 +8,13 @@ export interface ListModelsOptions {
 }
 
 const searchable = (text: string): string => text.toLowerCase().replaceAll('.', '-');
+const dashless = (text: string): string => text.replaceAll('-', '');
 
 /**
  * Lists the models a registry knows (MOD-3), sorted by provider and id. A query keeps the
- * models whose `provider/id` or an alias contains every word of it (case, `3.5`/`3-5` and
- * a trailing `-latest` do not matter).
+ * models whose `provider/id` or an alias contains every word of it (case, `3.5`/`3-5`, dashes
+ * — `gemma3` finds `gemma-3-…` — and a trailing `-latest` do not matter; an Ollama size tag
+ * is part of the name: `qwen3:8b` finds `qwen3-8b`).
  *
  * @example
  * listModels('claude sonnet').map((m) => m.id); // ['claude-3-5-sonnet', …]
@@ -24,11 +26,12 @@ export function listModels(
   const words = query
     .split(/\s+/)
     .filter((word) => word !== '')
-    .map((word) => searchable(word.includes('/') ? word : canonicalModelKey(word)));
+    .map((word) => searchable(word.includes('/') ? word : canonicalModelKey(sizeTaggedId(word) ?? word)));
   return registry.entries
     .filter((entry) => {
       const haystack = searchable([`${entry.provider}/${entry.id}`, ...(entry.aliases ?? [])].join(' '));
-      return words.every((word) => haystack.includes(word));
+      const loose = dashless(haystack);
+      return words.every((word) => haystack.includes(word) || loose.includes(dashless(word)));
     })
     .sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
 }

@@ -108,5 +108,8 @@ describe('listModels (MOD-3)', () => {
     const keys = all.map((m) => `${m.provider}/${m.id}`);
     expect([...keys].sort((a, b) => a.localeCompare(b))).toEqual(keys);
     expect(listModels('no-such-model-anywhere')).toEqual([]);
+    // Dashes and Ollama size tags do not matter.
+    expect(listModels('gemma3').map((m) => m.id)).toContain('gemma-3-12b-it');
+    expect(listModels('qwen3:8b').map((m) => m.id)).toEqual(['qwen3-8b']);
   });
 });

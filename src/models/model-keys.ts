@@ -39,3 +39,19 @@ const DATE_SUFFIX = /-(?:\d{8}|\d{4}-\d{2}-\d{2}|\d{2}-\d{2}|\d{4})$/;
 export function undatedModelKey(id: string): string {
   return canonicalModelKey(id).replace(DATE_SUFFIX, '');
 }
+
+/** An Ollama size tag (`8b`, `1.5b`, `e4b`, `70b-instruct-q4_K_M`): its size part. */
+const SIZE_TAG = /^([^:/@]+):((?:\d+(?:\.\d+)?|e\d+)[bm])(?:-.*)?$/i;
+
+/**
+ * An Ollama-style `name:size` id spelled as registries list the member (MOD-2):
+ * `qwen3:8b` → `qwen3-8b`, `llama3.1:70b-instruct-q4_K_M` → `llama3.1-70b`; `undefined` for
+ * ids without a size tag (`gpt-4o`, Bedrock's `…-v2:0`, OpenAI's `ft:…`).
+ *
+ * @example
+ * sizeTaggedId('ollama/gpt-oss:20b'); // 'gpt-oss-20b'
+ */
+export function sizeTaggedId(id: string): string | undefined {
+  const match = SIZE_TAG.exec(id.trim().replace(/^.*\//, ''));
+  return match === null ? undefined : `${match[1]}-${match[2]}`;
+}

@@ -21,8 +21,21 @@ export interface ModelEntry {
   readonly aliases?: readonly string[];
 }
 
-/** How a registry lookup matched (MOD-2), from the most to the least certain. */
-export type ModelMatchKind = 'exact' | 'alias' | 'undated' | 'prefix';
+/**
+ * How a model was matched (MOD-2), from the most to the least certain: the registry's own
+ * lookup (`exact`, `alias`, `undated`, `prefix`), then another spelling of a listed id
+ * (`spelling`: Ollama tags, `llama3.1` for `llama-3.1`), a preview without a GA entry
+ * (`preview`), a family's default member (`family`), the only model the listing shows (`listing`).
+ */
+export type ModelMatchKind =
+  | 'exact'
+  | 'alias'
+  | 'undated'
+  | 'prefix'
+  | 'spelling'
+  | 'preview'
+  | 'family'
+  | 'listing';
 
 /** A registry hit. */
 export interface ModelMatch {

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { createModelRegistry } from './registry.ts';
+import { FAMILY_DEFAULTS } from './find-listed-model.ts';
+import { listModels } from './list-models.ts';
+import { bundledModelRegistry, createModelRegistry } from './registry.ts';
 import { DEFAULT_MODEL, resolveModel } from './resolve-model.ts';
 
 describe('resolveModel (MOD-2)', () => {
@@ -130,9 +133,10 @@ describe('resolveModel (MOD-2)', () => {
       expect.stringMatching(/unknown model "acme-brain-7".*8,192-token window/),
     ]);
     // The family still picks the tokenizer; the provider prefix still names the provider.
-    expect(resolveModel('ollama/llama3.1:8b')).toMatchObject({
+    expect(resolveModel('ollama/llama3.2:90b-vision')).toMatchObject({
       tokenizer: 'open:llama3_1',
       provider: 'ollama',
+      source: 'default',
     });
     // With an explicit window there is nothing to warn about.
     expect(resolveModel('acme-brain-7', { overrides: { contextWindow: 32_000 } })).toMatchObject({
@@ -165,6 +169,82 @@ describe('resolveModel (MOD-2)', () => {
     );
     expect(() => resolveModel('gpt-4o', { overrides: { pricing: { input: Number.NaN } } })).toThrow(
       /pricing\.input: expected US dollars per million tokens/,
+    );
+  });
+});
+
+describe('resolveModel agrees with chatfold models (MOD-2, MOD-3)', () => {
+  it('finds a preview when no generally available entry exists, and says so', () => {
+    const resolved = resolveModel('gemini-3-pro');
+    expect(resolved).toMatchObject({ id: 'gemini-3-pro-preview', matchedBy: 'preview', source: 'registry' });
+    expect(resolved.contextWindow).toBeGreaterThan(8192);
+    expect(resolved.warnings).toContainEqual(
+      expect.stringMatching(/no generally available "gemini-3-pro".*preview/),
+    );
+  });
+
+  it('reads Ollama names: size tags and llama3.1 for llama-3.1; a tag never picks another size', () => {
+    expect(resolveModel('qwen3:8b')).toMatchObject({ id: 'qwen3-8b', matchedBy: 'spelling' });
+    expect(resolveModel('gpt-oss:20b')).toMatchObject({ id: 'gpt-oss-20b', tokenizer: 'open:gptoss' });
+    expect(resolveModel('ollama/llama3.1:8b')).toMatchObject({ id: 'llama-3.1-8b', provider: 'meta' });
+    expect(resolveModel('llama3.1:70b-instruct-q4_K_M').id).toBe('llama-3.1-70b-instruct');
+    expect(resolveModel('gemma3:12b')).toMatchObject({ id: 'gemma-3-12b-it', tokenizer: 'open:gemma3' });
+    // No 7b entry: the 32b is not it.
+    expect(resolveModel('qwen2.5-coder:7b')).toMatchObject({ source: 'default', tokenizer: 'open:qwen3' });
+  });
+
+  it('a bare family name picks its documented default member, with a warning', () => {
+    for (const [family, member] of Object.entries(FAMILY_DEFAULTS)) {
+      const resolved = resolveModel(family);
+      expect(resolved, family).toMatchObject({ id: member, matchedBy: 'family', source: 'registry' });
+      expect(resolved.warnings[0]).toMatch(
+        new RegExp(`names a model family; using its default member "${member}"`),
+      );
+    }
+  });
+
+  it('a name the listing shows several models for and without a default fails naming them', () => {
+    let error: unknown;
+    try {
+      resolveModel('claude');
+    } catch (e) {
+      error = e;
+    }
+    expect(ChatfoldError.hasCode(error, 'E_UNKNOWN_MODEL')).toBe(true);
+    const ids = listModels('claude').map((m) => m.id);
+    expect((error as ChatfoldError).details).toEqual({ model: 'claude', candidates: ids });
+    expect((error as Error).message).toMatch(/"claude" matches \d+ models in the registry \(claude-/);
+    // With an explicit window the name only picks the tokenizer.
+    expect(resolveModel('claude', { overrides: { contextWindow: 100_000 } })).toMatchObject({
+      contextWindow: 100_000,
+      tokenizer: 'anthropic:claude',
+    });
+  });
+
+  it('never falls to the 8,192-token default for a query the listing shows a model for', () => {
+    const ids = bundledModelRegistry().entries.map((entry) => entry.id);
+    const query = fc.oneof(
+      fc.constantFrom(...ids),
+      // Leading words of listed ids: `gpt-5`, `qwen3-coder`, `gemini-2.5`, …
+      fc
+        .tuple(fc.constantFrom(...ids), fc.integer({ min: 1, max: 4 }))
+        .map(([id, words]) => id.split('-').slice(0, words).join('-')),
+      fc.constantFrom(...ids).map((id) => id.toUpperCase().replaceAll('-', '.')),
+    );
+    fc.assert(
+      fc.property(query, (q) => {
+        const listed = listModels(q);
+        let resolved: ReturnType<typeof resolveModel> | undefined;
+        try {
+          resolved = resolveModel(q);
+        } catch (error) {
+          expect(ChatfoldError.hasCode(error, 'E_UNKNOWN_MODEL'), q).toBe(true);
+          expect((error as ChatfoldError).details.candidates, q).toEqual(listed.map((m) => m.id));
+          return;
+        }
+        if (listed.length > 0) expect(resolved.source, q).toBe('registry');
+      }),
+      { numRuns: 400 },
     );
   });
 });

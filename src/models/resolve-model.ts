@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { findListedModel } from './find-listed-model.ts';
 import { modelFamilyTokenizer } from './model-family-tokenizer.ts';
 import {
   bundledModelRegistry,
@@ -70,13 +71,17 @@ function checkOverrides(overrides: ModelOverrides): void {
  * Resolves what chatfold knows about a model (MOD-2), in this order: explicit `overrides`
  * (your configuration) > the registry (exact id, alias, provider prefix such as
  * `anthropic/…`, dated suffix such as `-20241022`, `-latest`, longest id prefix; case and
- * `3.5`/`3-5` spelling do not matter) > a conservative default
+ * `3.5`/`3-5` spelling do not matter; then what `chatfold models <id>` lists: Ollama tags
+ * such as `qwen3:8b`, `llama3.1` for `llama-3.1`, a preview when no GA entry exists, a family's
+ * default member (`FAMILY_DEFAULTS`), the listing's only model) > a conservative default
  * ({@link DEFAULT_MODEL}: 8,192-token window, 4,096 output, the model family's tokenizer or
- * chars/4) with a warning that names the unknown model.
+ * chars/4) with a warning that names the unknown model. A name the listing shows several
+ * models for, and that has no default member, is an error naming them.
  *
  * @param id - Model id as you pass it to the provider, optionally `provider/id`.
  * @returns The model's window, max output, tokenizer, prices, where they came from, and warnings.
- * @throws ChatfoldError `E_UNKNOWN_MODEL` for an empty id, `E_INVALID_OPTIONS` for bad overrides.
+ * @throws ChatfoldError `E_UNKNOWN_MODEL` for an empty id or a name that matches several models
+ *   (details: `candidates`) unless `contextWindow` is given; `E_INVALID_OPTIONS` for bad overrides.
  * @example
  * resolveModel('anthropic/claude-3-5-sonnet-20241022').contextWindow; // 200000
  * resolveModel('my-finetune', { overrides: { contextWindow: 32_768 } }).source; // 'config'
@@ -93,9 +98,24 @@ export function resolveModel(
     );
   }
   checkOverrides(overrides);
-  const match = registry.find(id);
-  const entry = match?.entry;
   const warnings: string[] = [];
+  let match = registry.find(id);
+  if (match === undefined) {
+    const listed = findListedModel(id, registry);
+    if (listed.type === 'match') {
+      match = listed.match;
+      if (listed.note !== undefined) warnings.push(listed.note);
+    } else if (listed.type === 'ambiguous' && overrides.contextWindow === undefined) {
+      // The listing shows the model: never fall silently to the 8,192-token default.
+      const ids = listed.candidates.map((candidate) => candidate.id);
+      throw new ChatfoldError(
+        'E_UNKNOWN_MODEL',
+        `model ${JSON.stringify(id.trim())} matches ${ids.length} models in the registry (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}); pass one of these ids (\`chatfold models ${id.trim()}\` lists them), or set contextWindow`,
+        { model: id.trim(), candidates: ids },
+      );
+    }
+  }
+  const entry = match?.entry;
   if (entry === undefined && overrides.contextWindow === undefined) {
     warnings.push(
       `unknown model ${JSON.stringify(id)}: using a conservative ${thousands(DEFAULT_MODEL.contextWindow)}-token window; set contextWindow (and maxOutputTokens) to use the model's real size`,
