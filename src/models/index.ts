@@ -1,6 +1,9 @@
 // chatfold/models — the model registry behind `model: '…'` options (MOD-*).
 
 export { tokenizerForModel } from '../tokens/tokenizer-for-model.ts';
+export type { CheckedModel, ModelDataProblem } from './check-model-data.ts';
+export { checkModelEntries, DOCUMENTED_ODD_SIZES, likelyTypoOf } from './check-model-data.ts';
+export { FAMILY_DEFAULTS } from './find-listed-model.ts';
 export type { ListModelsOptions } from './list-models.ts';
 export { listModels } from './list-models.ts';
 export type { LoadModelRegistryOptions } from './load-model-registry.ts';
