@@ -52,10 +52,12 @@ export { parseContextOverflow } from './integrations/overflow.ts';
 export type { AiSdkMessage, AiSdkMessageInput, AiSdkPart, AiSdkProviderOptions } from './messages/ai-sdk.ts';
 export { fromAiSdk, toAiSdk } from './messages/ai-sdk.ts';
 export type {
+  AnthropicBetaRequest,
   AnthropicBlock,
   AnthropicMessage,
   AnthropicRequest,
   AnthropicRequestInput,
+  ToAnthropicOptions,
 } from './messages/anthropic.ts';
 export { fromAnthropic, toAnthropic } from './messages/anthropic.ts';
 export type { CacheBreakpointOptions } from './messages/anthropic-cache.ts';

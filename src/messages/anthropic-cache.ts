@@ -131,7 +131,8 @@ function markBlock(
     const cacheable = block as Cacheable;
     if (cacheable.cache_control != null) return undefined;
     blocks[i] = { ...cacheable, cache_control: mark } as AnthropicBlock;
-    return { ...message, content: blocks };
+    // A system turn's blocks are text blocks, marked or not.
+    return { ...message, content: blocks } as AnthropicMessage;
   }
   return undefined;
 }

@@ -1,8 +1,8 @@
 /**
- * Anthropic Messages API request shapes: the public types and the zod schema `fromAnthropic`
- * checks input against (Messages API reference: `MessageParam`, content blocks). Keys the schema
- * does not name (`cache_control`, `citations`, `context`, …) are accepted when they hold JSON
- * and ride along verbatim.
+ * Anthropic Messages requests as `fromAnthropic` accepts them: the input types and the zod
+ * schema input is checked against (Messages API reference: `MessageParam`, content blocks).
+ * Keys the schema does not name (`cache_control`, `citations`, `context`, …) are accepted when
+ * they hold JSON and ride along verbatim. What `toAnthropic` produces is `anthropic-request.ts`.
  */
 import { z } from 'zod';
 import { extraValue, looseObject, type ProviderInputNames } from './provider-input.ts';
@@ -23,102 +23,117 @@ export const ANTHROPIC_OPAQUE_BLOCKS = [
   'search_result',
 ] as const;
 
-/** `{ type: 'text', text }` (optionally `cache_control`, `citations`). */
-export interface AnthropicTextBlock {
-  type: 'text';
-  text: string;
-  cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } | null;
-}
-/** Where an image or document comes from. */
-export type AnthropicSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string }
-  | { type: 'file'; file_id: string }
-  | { type: 'text'; media_type: 'text/plain'; data: string }
-  | { type: 'content'; content: string | JsonValue[] };
-/** `{ type: 'image', source }`. */
-export interface AnthropicImageBlock {
-  type: 'image';
-  source: AnthropicSource;
-  cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } | null;
-}
-/** `{ type: 'document', source, title?, context? }`. */
-export interface AnthropicDocumentBlock {
-  type: 'document';
-  source: AnthropicSource;
-  title?: string | null;
-  context?: string | null;
-  cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } | null;
-}
-/** `{ type: 'tool_use', id, name, input }`. */
-export interface AnthropicToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: { [key: string]: JsonValue };
-  cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } | null;
-}
-/** `{ type: 'tool_result', tool_use_id, content?, is_error? }`. */
-export interface AnthropicToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
-  is_error?: boolean;
-  cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } | null;
-}
-/** `{ type: 'thinking', thinking, signature }` (extended thinking). */
-export interface AnthropicThinkingBlock {
-  type: 'thinking';
-  thinking: string;
-  signature: string;
-}
-/** `{ type: 'redacted_thinking', data }`. */
-export interface AnthropicRedactedThinkingBlock {
-  type: 'redacted_thinking';
-  data: string;
-}
-/** A server-tool block (`server_tool_use`, `web_search_tool_result`, …), carried verbatim. */
-export interface AnthropicServerBlock {
-  type: (typeof ANTHROPIC_OPAQUE_BLOCKS)[number];
-  [key: string]: JsonValue;
-}
-/** A content block of a request message. */
-export type AnthropicBlock =
-  | AnthropicTextBlock
-  | AnthropicImageBlock
-  | AnthropicDocumentBlock
-  | AnthropicToolUseBlock
-  | AnthropicToolResultBlock
-  | AnthropicThinkingBlock
-  | AnthropicRedactedThinkingBlock
-  | AnthropicServerBlock;
+export type {
+  AnthropicBlock,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicMessage,
+  AnthropicRedactedThinkingBlock,
+  AnthropicRequest,
+  AnthropicTextBlock,
+  AnthropicThinkingBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
+} from './anthropic-request.ts';
 
+// What `fromAnthropic` accepts: the shapes people hold (the SDK's params, JSON from a log or
+// an HTTP body), looser than what `toAnthropic` produces (`anthropic-request.ts`): any media
+// type string, any `content` source, server-tool blocks as open records.
+
+type CacheInput = {
+  readonly cache_control?: { readonly type: 'ephemeral'; readonly ttl?: '5m' | '1h' } | null;
+};
+
+/** `{ type: 'text', text }` as accepted. */
+export interface AnthropicTextBlockInput extends CacheInput {
+  readonly type: 'text';
+  readonly text: string;
+}
+/** Where an image or document comes from, as accepted (any media type; checked when sent). */
+export type AnthropicSourceInput =
+  | { readonly type: 'base64'; readonly media_type: string; readonly data: string }
+  | { readonly type: 'url'; readonly url: string }
+  | { readonly type: 'file'; readonly file_id: string }
+  | { readonly type: 'text'; readonly media_type: string; readonly data: string }
+  | { readonly type: 'content'; readonly content: string | readonly JsonValue[] };
+/** `{ type: 'image', source }` as accepted. */
+export interface AnthropicImageBlockInput extends CacheInput {
+  readonly type: 'image';
+  readonly source: AnthropicSourceInput;
+}
+/** `{ type: 'document', source, title? }` as accepted. */
+export interface AnthropicDocumentBlockInput extends CacheInput {
+  readonly type: 'document';
+  readonly source: AnthropicSourceInput;
+  readonly title?: string | null;
+  readonly context?: string | null;
+}
+/** `{ type: 'tool_use', id, name, input }` as accepted. */
+export interface AnthropicToolUseBlockInput extends CacheInput {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  readonly input: { readonly [key: string]: unknown };
+}
+/** `{ type: 'tool_result', tool_use_id, content?, is_error? }` as accepted. */
+export interface AnthropicToolResultBlockInput extends CacheInput {
+  readonly type: 'tool_result';
+  readonly tool_use_id: string;
+  readonly content?:
+    | string
+    | readonly (
+        | AnthropicTextBlockInput
+        | AnthropicImageBlockInput
+        | AnthropicDocumentBlockInput
+        | AnthropicServerBlockInput
+      )[];
+  readonly is_error?: boolean;
+}
+/** `{ type: 'thinking', thinking, signature }` as accepted (`signature` may be missing). */
+export interface AnthropicThinkingBlockInput {
+  readonly type: 'thinking';
+  readonly thinking: string;
+  readonly signature?: string;
+}
+/** `{ type: 'redacted_thinking', data }` as accepted. */
+export interface AnthropicRedactedThinkingBlockInput {
+  readonly type: 'redacted_thinking';
+  readonly data: string;
+}
 /**
- * An Anthropic Messages request message. `system` messages inside `messages` are newer API
- * surface (SDK 1.x `SystemMessageParam`); the classic place for instructions is `system`.
+ * A server-tool block (`server_tool_use`, `web_search_tool_result`, …) as accepted: any record
+ * with one of the carried types; `toAnthropic` checks its exact shape before sending it.
  */
-export interface AnthropicMessage {
-  role: 'user' | 'assistant' | 'system';
-  content: string | AnthropicBlock[];
+export interface AnthropicServerBlockInput {
+  readonly type: (typeof ANTHROPIC_OPAQUE_BLOCKS)[number];
+  readonly [key: string]: unknown;
 }
+/** A content block as `fromAnthropic` accepts it. */
+export type AnthropicBlockInput =
+  | AnthropicTextBlockInput
+  | AnthropicImageBlockInput
+  | AnthropicDocumentBlockInput
+  | AnthropicToolUseBlockInput
+  | AnthropicToolResultBlockInput
+  | AnthropicThinkingBlockInput
+  | AnthropicRedactedThinkingBlockInput
+  | AnthropicServerBlockInput;
 
-/** The parts of a Messages request chatfold converts: `system` and `messages`. */
-export interface AnthropicRequest {
-  system?: string | AnthropicTextBlock[];
-  messages: AnthropicMessage[];
+/** A request message as `fromAnthropic` accepts it. */
+export interface AnthropicMessageInput {
+  readonly role: 'user' | 'assistant' | 'system';
+  /** Blocks are checked at run time; any `{ type }` is let through the types so newer SDK blocks fit. */
+  readonly content: string | readonly (AnthropicBlockInput | { readonly type: string })[];
 }
 
 /**
  * What `fromAnthropic` accepts: a request whose messages hold any blocks (the official SDK's
- * `MessageParam[]` fits without a cast); other keys such as `model` are ignored. Blocks are
- * checked at run time.
+ * `MessageParam[]` and `toAnthropic`'s output fit without a cast); other keys such as `model`
+ * are ignored. Blocks are checked at run time.
  */
 export interface AnthropicRequestInput {
-  readonly system?: string | readonly AnthropicTextBlock[] | undefined;
-  readonly messages: readonly {
-    readonly role: 'user' | 'assistant' | 'system';
-    readonly content: string | readonly (AnthropicBlock | { readonly type: string })[];
-  }[];
+  readonly system?: string | readonly AnthropicTextBlockInput[] | undefined;
+  readonly messages: readonly AnthropicMessageInput[];
 }
 
 /** How Anthropic input is named in error messages. */

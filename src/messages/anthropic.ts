@@ -4,10 +4,11 @@
  */
 
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import type { AnthropicBetaBlock } from './anthropic-request.ts';
 import {
   ANTHROPIC_NAMES,
   ANTHROPIC_OPAQUE_BLOCKS,
-  type AnthropicBlock,
+  type AnthropicBlockInput,
   type AnthropicRequestInput,
   anthropicBlockSchema,
   anthropicContentSchema,
@@ -28,22 +29,30 @@ import type {
   ToolResultPart,
 } from './types.ts';
 
+export type { UnsupportedAttachments } from './anthropic-attachment.ts';
+export type { AnthropicApi, AnthropicServerBlock } from './anthropic-carried-blocks.ts';
 export type {
+  AnthropicBetaBlock,
+  AnthropicBetaRequest,
   AnthropicBlock,
   AnthropicDocumentBlock,
+  AnthropicDocumentSource,
   AnthropicImageBlock,
+  AnthropicImageSource,
   AnthropicMessage,
   AnthropicRedactedThinkingBlock,
   AnthropicRequest,
-  AnthropicRequestInput,
-  AnthropicServerBlock,
-  AnthropicSource,
   AnthropicTextBlock,
   AnthropicThinkingBlock,
   AnthropicToolResultBlock,
   AnthropicToolUseBlock,
+} from './anthropic-request.ts';
+export type {
+  AnthropicBlockInput,
+  AnthropicMessageInput,
+  AnthropicRequestInput,
 } from './anthropic-schema.ts';
-export { toAnthropic } from './to-anthropic.ts';
+export { DEFAULT_TO_ANTHROPIC_OPTIONS, type ToAnthropicOptions, toAnthropic } from './to-anthropic.ts';
 
 const P = 'anthropic';
 const OPAQUE = new Set<string>(ANTHROPIC_OPAQUE_BLOCKS);
@@ -178,7 +187,10 @@ function partFromParsed(block: ParsedAnthropicBlock): Part {
  *
  * @throws ChatfoldError `E_INVALID_MESSAGE` naming `where` and the bad field.
  */
-export function partFromAnthropicBlock(block: AnthropicBlock | Json, where: string): Part {
+export function partFromAnthropicBlock(
+  block: AnthropicBlockInput | AnthropicBetaBlock | Json,
+  where: string,
+): Part {
   const parsed = parseProviderInput(anthropicBlockSchema, block, { ...ANTHROPIC_NAMES, root: where });
   if (OPAQUE.has(parsed.type)) {
     throw new ChatfoldError(

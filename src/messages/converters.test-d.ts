@@ -1,16 +1,36 @@
 // Converter outputs are the SDKs' own request types (MSG-2): what `toX` returns is passed to the
 // official client without a cast, and what the client holds goes into `fromX` without one.
 import type {
+  BetaMCPToolUseBlockParam,
+  MessageCreateParams as BetaMessageCreateParams,
+  BetaMessageParam,
+  BetaRequestMCPToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/beta/messages';
+import type {
+  BashCodeExecutionToolResultBlockParam,
+  CodeExecutionToolResultBlockParam,
+  ContainerUploadBlockParam,
+  DocumentBlockParam,
+  ImageBlockParam,
   MessageCreateParams,
+  MessageCreateParamsNonStreaming,
   MessageParam,
   RedactedThinkingBlockParam,
+  SearchResultBlockParam,
+  ServerToolUseBlockParam,
   TextBlockParam,
+  TextEditorCodeExecutionToolResultBlockParam,
   ThinkingBlockParam,
+  ToolResultBlockParam,
+  ToolSearchToolResultBlockParam,
   ToolUseBlockParam,
+  WebFetchToolResultBlockParam,
+  WebSearchToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { Content, GenerateContentConfig } from '@google/genai';
 import type { ModelMessage } from 'ai';
 import {
+  type AnthropicBetaRequest,
   type AnthropicMessage,
   fromAiSdk,
   fromAnthropic,
@@ -29,6 +49,8 @@ declare const messages: Message[];
 
 /** A content block of a converted Anthropic message. */
 type AnthropicBlockOut = Exclude<AnthropicMessage['content'], string>[number];
+/** A content block of a converted Anthropic beta message. */
+type AnthropicBetaBlockOut = Exclude<AnthropicBetaRequest['messages'][number]['content'], string>[number];
 
 describe('toX outputs are assignable to the SDK request types', () => {
   it("toOpenAI → openai's ChatCompletionMessageParam[]", () => {
@@ -56,14 +78,60 @@ describe('toX outputs are assignable to the SDK request types', () => {
     >().toExtend<RedactedThinkingBlockParam>();
   });
 
-  // Not yet: `AnthropicMessage` is not assignable to the SDK's `MessageParam` (reported to the lead):
-  // - image/document `source` is one union for both (`AnthropicSource`) with base64
-  //   `media_type: string`, where the SDK has image `'image/gif' | 'image/jpeg' | 'image/png' |
-  //   'image/webp'` and document `'application/pdf'` (and no `text` source for images);
-  // - the `content` document source holds `JsonValue[]`, the SDK `TextBlockParam | ImageBlockParam`;
-  // - server-tool blocks are carried verbatim as `{ type, [key]: JsonValue }`, which matches none
-  //   of the SDK's `ServerToolUseBlockParam`, `WebSearchToolResultBlockParam`, ….
-  it.todo("toAnthropic(…).messages → @anthropic-ai/sdk's MessageParam[]");
+  it("toAnthropic(…).messages → @anthropic-ai/sdk's MessageParam[], and the whole request spreads into create()", () => {
+    const request = toAnthropic(messages);
+    expectTypeOf(request.messages).toExtend<MessageParam[]>();
+    expectTypeOf(request.system).toExtend<MessageCreateParams['system']>();
+    expectTypeOf({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 1024,
+      ...request,
+    }).toExtend<MessageCreateParamsNonStreaming>();
+    // Each block kind on its own, so a failure names the one that drifted.
+    expectTypeOf<Extract<AnthropicBlockOut, { type: 'image' }>>().toExtend<ImageBlockParam>();
+    expectTypeOf<Extract<AnthropicBlockOut, { type: 'document' }>>().toExtend<DocumentBlockParam>();
+    expectTypeOf<Extract<AnthropicBlockOut, { type: 'tool_result' }>>().toExtend<ToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'server_tool_use' }>
+    >().toExtend<ServerToolUseBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'web_search_tool_result' }>
+    >().toExtend<WebSearchToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'web_fetch_tool_result' }>
+    >().toExtend<WebFetchToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'code_execution_tool_result' }>
+    >().toExtend<CodeExecutionToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'bash_code_execution_tool_result' }>
+    >().toExtend<BashCodeExecutionToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'text_editor_code_execution_tool_result' }>
+    >().toExtend<TextEditorCodeExecutionToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'tool_search_tool_result' }>
+    >().toExtend<ToolSearchToolResultBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBlockOut, { type: 'container_upload' }>
+    >().toExtend<ContainerUploadBlockParam>();
+    expectTypeOf<Extract<AnthropicBlockOut, { type: 'search_result' }>>().toExtend<SearchResultBlockParam>();
+  });
+
+  it("toAnthropic(…, { api: 'beta' }) → @anthropic-ai/sdk's BetaMessageParam[] (MCP connector blocks too)", () => {
+    const request = toAnthropic(messages, { api: 'beta' });
+    expectTypeOf(request.messages).toExtend<BetaMessageParam[]>();
+    expectTypeOf(request.system).toExtend<BetaMessageCreateParams['system']>();
+    // The MCP blocks are beta-only: the beta request is not a plain MessageParam[] (without
+    // `api: 'beta'`, toAnthropic refuses them).
+    expectTypeOf(request.messages).not.toExtend<MessageParam[]>();
+    expectTypeOf<
+      Extract<AnthropicBetaBlockOut, { type: 'mcp_tool_use' }>
+    >().toExtend<BetaMCPToolUseBlockParam>();
+    expectTypeOf<
+      Extract<AnthropicBetaBlockOut, { type: 'mcp_tool_result' }>
+    >().toExtend<BetaRequestMCPToolResultBlockParam>();
+  });
 });
 
 describe('fromX inputs take what the SDK clients hold', () => {

@@ -1,27 +1,73 @@
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import {
+  type AttachmentContext,
+  attachmentAsText,
+  attachmentToBlock,
+  type UnsupportedAttachments,
+} from './anthropic-attachment.ts';
+import { type AnthropicApi, carriedToolResultBlock, carriedTurnBlock } from './anthropic-carried-blocks.ts';
 import type {
-  AnthropicBlock,
+  AnthropicBetaBlock,
+  AnthropicBetaRequest,
   AnthropicMessage,
   AnthropicRequest,
   AnthropicTextBlock,
-} from './anthropic-schema.ts';
-import { attachmentPlaceholder, base64ToText } from './attachment-data.ts';
+  AnthropicToolResultBlock,
+} from './anthropic-request.ts';
 import { assertMessages } from './check-messages.ts';
 import { reasoningOption, type ToProviderOptions } from './converter-options.ts';
-import { markersOf, objectMarker, opaqueItems, restoreOpaque, stringMarker } from './provider-metadata.ts';
+import { describe } from './normalize.ts';
+import { markersOf, objectMarker, opaqueItems, restoreOpaque } from './provider-metadata.ts';
 import { parseToolArguments } from './tool-arguments.ts';
-import type { AttachmentPart, Message, Part, ProviderMetadata } from './types.ts';
+import type { JsonValue, Message, Part, ProviderMetadata } from './types.ts';
 
 const P = 'anthropic';
-type Json = Record<string, unknown>;
 const VISIBLE = /\S/;
+
+/** Options of {@link toAnthropic}. */
+export interface ToAnthropicOptions extends ToProviderOptions {
+  /**
+   * The API the request is for: `'messages'` (default, `client.messages.create`) or `'beta'`
+   * (`client.beta.messages.create`), which also takes the MCP connector's `mcp_tool_use` /
+   * `mcp_tool_result` blocks.
+   */
+  readonly api?: AnthropicApi;
+  /** Default {@link DEFAULT_TO_ANTHROPIC_OPTIONS}`.unsupportedAttachments`; see {@link UnsupportedAttachments}. */
+  readonly unsupportedAttachments?: UnsupportedAttachments;
+}
+
+/** Defaults of {@link ToAnthropicOptions} (`reasoning` defaults as for every converter). */
+export const DEFAULT_TO_ANTHROPIC_OPTIONS = {
+  api: 'messages',
+  unsupportedAttachments: 'placeholder',
+} as const satisfies ToAnthropicOptions;
+
+/** A literal option of `toAnthropic`, checked (`E_INVALID_OPTIONS` naming it). */
+function choice<K extends 'api' | 'unsupportedAttachments'>(
+  options: ToAnthropicOptions,
+  key: K,
+  allowed: readonly NonNullable<ToAnthropicOptions[K]>[],
+): NonNullable<ToAnthropicOptions[K]> {
+  const value = options[key] ?? DEFAULT_TO_ANTHROPIC_OPTIONS[key];
+  if (!allowed.includes(value)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `toAnthropic: options.${key} must be one of ${allowed.map((v) => `'${v}'`).join(', ')}, received ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`,
+      { converter: 'toAnthropic', option: key },
+    );
+  }
+  return value;
+}
 
 /**
  * True for a block list Anthropic would refuse as empty: nothing, or only whitespace text
  * ("all messages must have non-empty content", "text content blocks must contain
  * non-whitespace text"). Whitespace text beside real content is accepted (Claude writes it).
  */
-const isBlank = (blocks: readonly AnthropicBlock[]): boolean =>
-  blocks.every((block) => block.type === 'text' && !VISIBLE.test(block.text));
+const isBlank = (blocks: readonly { readonly type: string; readonly text?: unknown }[]): boolean =>
+  blocks.every(
+    (block) => block.type === 'text' && typeof block.text === 'string' && !VISIBLE.test(block.text),
+  );
 
 /** Anthropic refuses empty text blocks anywhere ("text content blocks must be non-empty"). */
 const withoutEmptyText = <T extends { readonly type: string; readonly text?: unknown }>(blocks: T[]): T[] =>
@@ -29,127 +75,136 @@ const withoutEmptyText = <T extends { readonly type: string; readonly text?: unk
     ? blocks.filter((block) => block.type !== 'text' || block.text !== '')
     : blocks;
 
-const extraOf = (part: { readonly providerMetadata?: ProviderMetadata }, key = 'extra') =>
-  objectMarker(markersOf(part, P), key) ?? {};
+/** `block` with the keys carried for the part (`cache_control`, `citations`, …); its own keys win. */
+const withExtra = <T extends object>(part: { readonly providerMetadata?: ProviderMetadata }, block: T): T =>
+  ({ ...objectMarker(markersOf(part, P), 'extra'), ...block }) as T;
 
-function sourceOf(part: AttachmentPart): Json | undefined {
-  const markers = markersOf(part, P);
-  const kind = stringMarker(markers, 'source');
-  const sourceExtra = objectMarker(markers, 'sourceExtra') ?? {};
-  const fileId = stringMarker(markers, 'fileId');
-  if (kind === 'content' && markers.content !== undefined)
-    return { type: 'content', content: markers.content, ...sourceExtra };
-  if (fileId !== undefined) return { type: 'file', file_id: fileId, ...sourceExtra };
-  if (part.data !== undefined) {
-    if (kind === 'text' || (kind === undefined && part.mediaType === 'text/plain' && part.kind === 'file')) {
-      return { type: 'text', media_type: 'text/plain', data: base64ToText(part.data), ...sourceExtra };
-    }
-    return { type: 'base64', media_type: part.mediaType, data: part.data, ...sourceExtra };
-  }
-  if (part.url !== undefined) return { type: 'url', url: part.url, ...sourceExtra };
-  return undefined;
-}
-
-/** An image or PDF/text document block; a text placeholder for what Anthropic cannot read. */
-function attachmentToBlock(part: AttachmentPart): AnthropicBlock {
-  const markers = markersOf(part, P);
-  const source = sourceOf(part);
-  const isImage = part.kind === 'image' || part.mediaType.startsWith('image/');
-  const isDocument =
-    stringMarker(markers, 'source') !== undefined ||
-    part.mediaType === 'application/pdf' ||
-    (part.mediaType === 'text/plain' && part.data !== undefined);
-  if (source === undefined || (!isImage && !isDocument))
-    return { type: 'text', text: attachmentPlaceholder(part) };
-  const title =
-    part.filename !== undefined ? { title: part.filename } : markers.title === null ? { title: null } : {};
-  return (
-    isImage && part.kind === 'image'
-      ? { type: 'image', source, ...extraOf(part) }
-      : { type: 'document', source, ...title, ...extraOf(part) }
-  ) as AnthropicBlock;
-}
-
-function blocksFromParts(
-  parts: readonly Part[],
-  reasoning: 'auto' | 'omit',
+/** The carried blocks of `item`, each checked, as `restoreOpaque` takes them. */
+function carried<T>(
+  item: { readonly providerMetadata?: ProviderMetadata },
   where: string,
-): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = [];
+  check: (value: JsonValue, where: string) => T,
+) {
+  const items = opaqueItems(markersOf(item, P));
+  for (const [k, entry] of items.entries()) {
+    check(entry.value, `${where}.providerMetadata.anthropic.opaque[${k}].value`);
+  }
+  // Checked: each value is the block it was checked as.
+  return { items, revive: (value: JsonValue) => value as T };
+}
+
+type ToolResultContent = Exclude<AnthropicToolResultBlock['content'], string | undefined>[number];
+
+interface Settings {
+  readonly reasoning: 'auto' | 'omit';
+  readonly api: AnthropicApi;
+  readonly unsupported: UnsupportedAttachments;
+}
+
+function toolResultBlock(
+  part: Extract<Part, { type: 'tool-result' }>,
+  where: string,
+  settings: Settings,
+): AnthropicToolResultBlock {
+  const markers = markersOf(part, P);
+  const shape = markers.content;
+  const only = part.content[0];
+  const opaque = carried(part, where, carriedToolResultBlock);
+  const inner = restoreOpaque<ToolResultContent>(
+    part.content.map((item, index) => {
+      const context = { where: `${where}.content[${index}]`, unsupported: settings.unsupported };
+      return item.type === 'text'
+        ? withExtra(item, { type: 'text' as const, text: item.text })
+        : attachmentToBlock(item, context);
+    }),
+    opaque.items,
+    opaque.revive,
+  );
+  const content =
+    shape === 'string' && part.content.length === 1 && only?.type === 'text' && inner.length === 1
+      ? only.text
+      : shape === 'absent' && inner.length === 0
+        ? undefined
+        : withoutEmptyText(inner);
+  return withExtra(part, {
+    type: 'tool_result',
+    tool_use_id: part.callId,
+    ...(content === undefined ? {} : { content }),
+    ...(part.isError === undefined ? {} : { is_error: part.isError }),
+  });
+}
+
+function blocksFromParts(parts: readonly Part[], where: string, settings: Settings): AnthropicBetaBlock[] {
+  const blocks: AnthropicBetaBlock[] = [];
   parts.forEach((part, index) => {
+    const at = `${where}[${index}]`;
     switch (part.type) {
       case 'text':
-        blocks.push({ type: 'text', text: part.text, ...extraOf(part) } as AnthropicBlock);
+        blocks.push(withExtra(part, { type: 'text', text: part.text }));
         break;
       case 'reasoning':
         // Anthropic rejects thinking without its signature (reasoning from other providers).
-        if (reasoning === 'omit') break;
+        if (settings.reasoning === 'omit') break;
         if (part.redactedData !== undefined) {
-          blocks.push({
-            type: 'redacted_thinking',
-            data: part.redactedData,
-            ...extraOf(part),
-          } as AnthropicBlock);
+          blocks.push(withExtra(part, { type: 'redacted_thinking', data: part.redactedData }));
         } else if (part.signature !== undefined) {
-          blocks.push({
-            type: 'thinking',
-            thinking: part.text,
-            signature: part.signature,
-            ...extraOf(part),
-          } as AnthropicBlock);
+          blocks.push(withExtra(part, { type: 'thinking', thinking: part.text, signature: part.signature }));
         }
         break;
       case 'tool-call': {
-        const input = parseToolArguments(part.arguments, `${where}[${index}].arguments`, 'toAnthropic');
+        const input = parseToolArguments(part.arguments, `${at}.arguments`, 'toAnthropic');
         const object =
           typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input };
-        blocks.push({
-          type: 'tool_use',
-          id: part.id,
-          name: part.name,
-          input: object,
-          ...extraOf(part),
-        } as AnthropicBlock);
+        blocks.push(withExtra(part, { type: 'tool_use', id: part.id, name: part.name, input: object }));
         break;
       }
       case 'attachment':
-        blocks.push(attachmentToBlock(part));
+        blocks.push(attachmentToBlock(part, { where: at, unsupported: settings.unsupported }));
         break;
-      case 'tool-result': {
-        const markers = markersOf(part, P);
-        const shape = stringMarker(markers, 'content');
-        const only = part.content[0];
-        const inner = restoreOpaque(
-          part.content.map((item) =>
-            item.type === 'text'
-              ? { type: 'text', text: item.text, ...extraOf(item) }
-              : attachmentToBlock(item),
-          ),
-          opaqueItems(markers),
-          (value) => value as AnthropicBlock,
-        );
-        const content =
-          shape === 'string' && part.content.length === 1 && only?.type === 'text' && inner.length === 1
-            ? only.text
-            : shape === 'absent' && inner.length === 0
-              ? undefined
-              : withoutEmptyText(inner);
-        blocks.push({
-          type: 'tool_result',
-          tool_use_id: part.callId,
-          ...(content === undefined ? {} : { content }),
-          ...(part.isError === undefined ? {} : { is_error: part.isError }),
-          ...extraOf(part),
-        } as AnthropicBlock);
+      case 'tool-result':
+        blocks.push(toolResultBlock(part, at, settings));
         break;
-      }
     }
   });
   return blocks;
 }
 
+/** The blocks of a user, assistant or tool message, carried blocks back at their positions. */
+function turnBlocks(message: Message, where: string, settings: Settings): AnthropicBetaBlock[] {
+  const opaque = carried(message, where, (value, at) => carriedTurnBlock(value, at, settings.api));
+  const blocks = blocksFromParts(message.parts, `${where}.parts`, settings);
+  return withoutEmptyText(restoreOpaque(blocks, opaque.items, opaque.revive));
+}
+
+/** The text blocks of a system message (attachments as text stand-ins, see `attachmentAsText`). */
+function systemBlocks(message: Message, index: number, settings: Settings): AnthropicTextBlock[] {
+  if (opaqueItems(markersOf(message, P)).length > 0) {
+    const where = `messages[${index}].providerMetadata.anthropic.opaque`;
+    throw new ChatfoldError(
+      'E_INVALID_MESSAGE',
+      `toAnthropic: ${where}: a system message carries Anthropic blocks, but Anthropic's system prompt holds only text; move them to a user or assistant message`,
+      { where, function: 'toAnthropic' },
+    );
+  }
+  const blocks: AnthropicTextBlock[] = [];
+  message.parts.forEach((part, i) => {
+    const context: AttachmentContext = {
+      where: `messages[${index}].parts[${i}]`,
+      unsupported: settings.unsupported,
+    };
+    if (part.type === 'text') blocks.push(withExtra(part, { type: 'text', text: part.text }));
+    else if (part.type === 'attachment') blocks.push(attachmentAsText(part, context));
+  });
+  return withoutEmptyText(blocks);
+}
+
+/** Blocks of a turn's content. */
+const asBlocks = <T>(value: string | T[]): (T | AnthropicTextBlock)[] =>
+  typeof value === 'string' ? (value === '' ? [] : [{ type: 'text', text: value }]) : value;
+
 /**
- * Converts neutral messages to an Anthropic Messages request (MSG-2, SUM-7).
+ * Converts neutral messages to an Anthropic Messages request (MSG-2, SUM-7) that the official
+ * SDK takes as it is: `client.messages.create({ model, max_tokens, ...toAnthropic(messages) })`.
  *
  * - System messages go to `system` (one that came as a `system` message inside `messages`
  *   goes back there).
@@ -159,46 +214,68 @@ function blocksFromParts(
  *   signature (from other providers) is dropped, as the API would reject it.
  * - Tool-call arguments that are not a JSON object are sent as `{ "input": <value> }`;
  *   arguments that are not JSON at all throw `E_INVALID_TOOL_ARGUMENTS`.
- * - Attachments Anthropic cannot read (audio, video, other files) become a text placeholder.
+ * - Attachments go in forms the API reads (images as JPEG/PNG/GIF/WebP, documents as PDF or
+ *   plain text, see `attachmentToBlock`); others (audio, video, a BMP image, …) become a text
+ *   stand-in, or throw with `unsupportedAttachments: 'error'`.
+ * - Server-tool blocks carried from Anthropic (`server_tool_use`, `web_search_tool_result`,
+ *   …) go back at their position, checked against their request shapes; the MCP connector's
+ *   blocks need `api: 'beta'`.
  * - What Anthropic forbids but means nothing is left out (MSG-4): empty text blocks (in
  *   turns, tool results and the system prompt), and a turn or system prompt left with only
  *   whitespace text or nothing (an empty message, reasoning-only turns when reasoning is
  *   dropped). Whitespace text beside other content is kept, as the API accepts it.
  *
+ * @param messages Neutral messages.
+ * @param options `reasoning`, `api`, `unsupportedAttachments` (see {@link ToAnthropicOptions}).
+ * @returns `system` and `messages`, typed as the SDK's `MessageCreateParams` parts (with
+ *   `api: 'beta'`, as `client.beta.messages`' parts).
  * @throws ChatfoldError for input that is not neutral messages (see `assertMessages`),
- *   `E_INVALID_TOOL_ARGUMENTS` / `E_NESTING_TOO_DEEP` for tool arguments it cannot send.
+ *   `E_INVALID_TOOL_ARGUMENTS` / `E_NESTING_TOO_DEEP` for tool arguments it cannot send,
+ *   `E_INVALID_MESSAGE` naming the part for a carried block the API would refuse or (with
+ *   `unsupportedAttachments: 'error'`) an attachment it cannot read, `E_INVALID_OPTIONS`.
  * @example
  * const { system, messages } = toAnthropic(history);
  * await anthropic.messages.create({ model, max_tokens: 1024, system, messages });
  */
-export function toAnthropic(messages: readonly Message[], options: ToProviderOptions = {}): AnthropicRequest {
+export function toAnthropic(
+  messages: readonly Message[],
+  options?: ToAnthropicOptions & { readonly api?: 'messages' },
+): AnthropicRequest;
+export function toAnthropic(
+  messages: readonly Message[],
+  options: ToAnthropicOptions & { readonly api: 'beta' },
+): AnthropicBetaRequest;
+export function toAnthropic(
+  messages: readonly Message[],
+  options?: ToAnthropicOptions,
+): AnthropicRequest | AnthropicBetaRequest;
+export function toAnthropic(
+  messages: readonly Message[],
+  options: ToAnthropicOptions = {},
+): AnthropicBetaRequest {
   assertMessages(messages, 'toAnthropic');
-  const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAnthropic');
+  const settings: Settings = {
+    reasoning: reasoningOption(options, ['auto', 'omit'], 'toAnthropic'),
+    api: choice(options, 'api', ['messages', 'beta']),
+    unsupported: choice(options, 'unsupportedAttachments', ['placeholder', 'error']),
+  };
   const system: AnthropicTextBlock[] = [];
   let systemMessages = 0;
   let systemAsString = true;
-  const turns: AnthropicMessage[] = [];
+  const turns: AnthropicMessage<AnthropicBetaBlock>[] = [];
   messages.forEach((message, index) => {
     const markers = markersOf(message, P);
     if (message.role === 'system' && markers.inline !== true) {
       systemMessages++;
       systemAsString &&= markers.content === 'string' && message.parts.length === 1;
-      for (const part of message.parts) {
-        if (part.type === 'text') {
-          if (part.text !== '') system.push({ type: 'text', text: part.text, ...extraOf(part) });
-        } else if (part.type === 'attachment')
-          system.push({ type: 'text', text: attachmentPlaceholder(part) });
-      }
+      system.push(...systemBlocks(message, index, settings));
       return;
     }
-    const role = message.role === 'tool' ? 'user' : message.role;
-    const blocks = withoutEmptyText(
-      restoreOpaque(
-        blocksFromParts(message.parts, reasoning, `messages[${index}].parts`),
-        opaqueItems(markers),
-        (value) => value as AnthropicBlock,
-      ),
-    );
+    const where = `messages[${index}]`;
+    const blocks =
+      message.role === 'system'
+        ? systemBlocks(message, index, settings)
+        : turnBlocks(message, where, settings);
     // An empty turn is refused ("all messages must have non-empty content") and says nothing.
     if (isBlank(blocks)) return;
     const only = blocks[0];
@@ -207,14 +284,20 @@ export function toAnthropic(messages: readonly Message[], options: ToProviderOpt
       markers.content === 'string' &&
       blocks.length <= 1 &&
       (only === undefined || (only.type === 'text' && Object.keys(only).length === 2));
-    const content: string | AnthropicBlock[] = asString ? (only?.type === 'text' ? only.text : '') : blocks;
+    const text = only?.type === 'text' ? only.text : '';
     const last = turns.at(-1);
-    if (last?.role !== role) {
+    if (message.role === 'system') {
+      const content = asString ? text : (blocks as AnthropicTextBlock[]);
+      if (last?.role === 'system') last.content = [...asBlocks(last.content), ...asBlocks(content)];
+      else turns.push({ role: 'system', content });
+      return;
+    }
+    const role = message.role === 'tool' ? 'user' : message.role;
+    const content = asString ? text : blocks;
+    if (last === undefined || last.role !== role) {
       turns.push({ role, content });
       return;
     }
-    const asBlocks = (value: string | AnthropicBlock[]): AnthropicBlock[] =>
-      typeof value === 'string' ? (value === '' ? [] : [{ type: 'text', text: value }]) : value;
     const merged = [...asBlocks(last.content), ...asBlocks(content)];
     // Tool results must open a user turn; keep every other block in its order after them.
     last.content =
