@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHuggingFaceTokenCounter } from '../src/integrations/open-models.ts';
 import type { Message } from '../src/messages/types.ts';
+import { buildConversation } from '../src/test/build-conversation.ts';
 
 const FOLDER = new URL('./fixtures/hf-tokenizer/qwen3-mini/', import.meta.url).pathname;
 const tokenizerJSON = JSON.parse(readFileSync(join(FOLDER, 'tokenizer.json'), 'utf8'));
@@ -15,13 +16,9 @@ const reference = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfi
 const encode = (text: string) => reference.encode(text, { add_special_tokens: false }).length;
 
 type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
-const toMessages = (turns: Turn[]): Message[] =>
-  turns.map(({ role, content }, i) => ({
-    id: `m${i}`,
-    role,
-    createdAt: '',
-    parts: [{ type: 'text', text: content }],
-  }));
+/** The turns as neutral messages. */
+const toMessages = (turns: readonly Turn[]): Message[] =>
+  turns.reduce((builder, { role, content }) => builder[role](content), buildConversation()).build();
 
 const scratch = mkdtempSync(join(tmpdir(), 'chatfold-hf-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

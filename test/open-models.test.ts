@@ -9,6 +9,7 @@ import {
   renderHarmony,
 } from '../src/integrations/open-models.ts';
 import type { Message } from '../src/messages/types.ts';
+import { buildConversation } from '../src/test/build-conversation.ts';
 
 interface LenmlPackage {
   fromPreTrained(): {
@@ -47,13 +48,9 @@ function referenceLength(
   return tokenizer.apply_chat_template(turns, { tokenize: true, add_generation_prompt: true }).length;
 }
 
-const toMessages = (turns: Turn[]): Message[] =>
-  turns.map(({ role, content }, i) => ({
-    id: `m${i}`,
-    role,
-    createdAt: '',
-    parts: [{ type: 'text', text: content }],
-  }));
+/** The turns as neutral messages. */
+const toMessages = (turns: readonly Turn[]): Message[] =>
+  turns.reduce((builder, { role, content }) => builder[role](content), buildConversation()).build();
 
 /** Conversations every template accepts: an optional system prompt, then user/assistant turns alternating. */
 const conversations = (withSystem: boolean) =>
