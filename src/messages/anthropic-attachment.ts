@@ -87,9 +87,14 @@ export function sniffMediaType(data: string): AnthropicImageMediaType | typeof P
   return undefined;
 }
 
-/** `block` with the keys chatfold carried for it (`cache_control`, `citations`, …); its own keys win. */
-const withExtra = <T extends object>(extra: Readonly<Record<string, JsonValue>>, block: T): T =>
-  ({ ...extra, ...block }) as T;
+/**
+ * `block` with the keys carried for it from the source (`cache_control`, `citations`, …;
+ * sent as they came, not typed); the block's own keys win.
+ */
+export const withExtra = <T extends object>(
+  extra: Readonly<Record<string, JsonValue>> | undefined,
+  block: T,
+): T => ({ ...extra, ...block }) as T;
 
 /** The converter's settings an attachment needs. */
 export interface AttachmentContext {
@@ -151,8 +156,8 @@ export function attachmentToBlock(
   context: AttachmentContext,
 ): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock {
   const markers = markersOf(part, P);
-  const extra = objectMarker(markers, 'extra') ?? {};
-  const sourceExtra = objectMarker(markers, 'sourceExtra') ?? {};
+  const extra = objectMarker(markers, 'extra');
+  const sourceExtra = objectMarker(markers, 'sourceExtra');
   const title =
     part.filename !== undefined ? { title: part.filename } : markers.title === null ? { title: null } : {};
   const image = (source: AnthropicImageSource): AnthropicImageBlock =>

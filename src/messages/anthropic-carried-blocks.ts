@@ -1,238 +1,43 @@
 /**
- * Anthropic blocks chatfold has no neutral part for and carries verbatim in `providerMetadata`
- * (server-tool blocks, search results, container uploads, the MCP connector's blocks, the
- * blocks of a `content` document source): their exact request shapes, as in the API reference
- * and the official SDK's `*BlockParam` types, and the check `toAnthropic` runs before sending
- * one. `fromAnthropic` accepts them loosely (anything with the right `type`), so a malformed
- * one fails here, naming where it is, instead of at the API.
- *
- * The check covers every field named below; other keys ride along as they came. Values the
- * API itself writes and reads back (`error_code`, a server tool's `name`, `file_type`) are
- * typed with the values the API documents today but accepted as any string, so a history
- * holding a newer value still sends.
+ * The check `toAnthropic` runs on a block carried verbatim in `providerMetadata` before it
+ * sends it (server-tool blocks, search results, container uploads, MCP connector blocks,
+ * the blocks of a `content` document source). `fromAnthropic` accepts those loosely (anything
+ * with the right `type`), so a malformed one fails here, naming where it is, instead of at
+ * the API. Every field of the shapes in `anthropic-server-blocks.ts` is checked; other keys
+ * ride along as they came.
  */
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import type {
-  AnthropicCacheControl,
-  AnthropicDocumentBlock,
-  AnthropicImageBlock,
-  AnthropicTextBlock,
+import {
+  ANTHROPIC_IMAGE_TYPES,
+  type AnthropicDocumentBlock,
+  type AnthropicImageBlock,
+  type AnthropicTextBlock,
 } from './anthropic-request.ts';
-import { ANTHROPIC_IMAGE_TYPES } from './anthropic-request.ts';
+import type {
+  AnthropicBashCodeExecutionToolResultBlock,
+  AnthropicCodeExecutionToolResultBlock,
+  AnthropicContainerUploadBlock,
+  AnthropicExecutionErrorCode,
+  AnthropicMcpToolResultBlock,
+  AnthropicMcpToolUseBlock,
+  AnthropicSearchResultBlock,
+  AnthropicServerBlock,
+  AnthropicServerToolName,
+  AnthropicServerToolUseBlock,
+  AnthropicTextEditorCodeExecutionToolResultBlock,
+  AnthropicToolSearchToolResultBlock,
+  AnthropicWebFetchErrorCode,
+  AnthropicWebFetchToolResultBlock,
+  AnthropicWebSearchErrorCode,
+  AnthropicWebSearchToolResultBlock,
+} from './anthropic-server-blocks.ts';
 import { parseProviderInput } from './provider-input.ts';
 import type { JsonValue } from './types.ts';
 
-type Cache = { cache_control?: AnthropicCacheControl | null };
 type Input = { [key: string]: JsonValue };
 
-/** The server tools whose calls come back as `server_tool_use` (documented today). */
-export type AnthropicServerToolName =
-  | 'web_search'
-  | 'web_fetch'
-  | 'code_execution'
-  | 'bash_code_execution'
-  | 'text_editor_code_execution'
-  | 'tool_search_tool_regex'
-  | 'tool_search_tool_bm25';
-
-/** `{ type: 'server_tool_use', id, name, input }`: Claude calling a server tool. */
-export interface AnthropicServerToolUseBlock extends Cache {
-  type: 'server_tool_use';
-  id: string;
-  name: AnthropicServerToolName;
-  input: Input;
-}
-
-type WebSearchErrorCode =
-  | 'invalid_tool_input'
-  | 'unavailable'
-  | 'max_uses_exceeded'
-  | 'too_many_requests'
-  | 'query_too_long'
-  | 'request_too_large';
-type WebFetchErrorCode =
-  | 'invalid_tool_input'
-  | 'url_too_long'
-  | 'url_not_allowed'
-  | 'url_not_in_prior_context'
-  | 'url_not_accessible'
-  | 'unsupported_content_type'
-  | 'too_many_requests'
-  | 'max_uses_exceeded'
-  | 'unavailable'
-  | 'content_too_large';
-type ExecutionErrorCode =
-  | 'invalid_tool_input'
-  | 'unavailable'
-  | 'too_many_requests'
-  | 'execution_time_exceeded';
-
-/** One web search hit. */
-export interface AnthropicWebSearchResult {
-  type: 'web_search_result';
-  url: string;
-  title: string;
-  encrypted_content: string;
-  page_age?: string | null;
-}
-
-/** `{ type: 'web_search_tool_result', tool_use_id, content }`: hits, or an error. */
-export interface AnthropicWebSearchToolResultBlock extends Cache {
-  type: 'web_search_tool_result';
-  tool_use_id: string;
-  content:
-    | AnthropicWebSearchResult[]
-    | {
-        type: 'web_search_tool_result_error';
-        error_code: WebSearchErrorCode;
-      };
-}
-
-/** `{ type: 'web_fetch_tool_result', tool_use_id, content }`: the page as a document, or an error. */
-export interface AnthropicWebFetchToolResultBlock extends Cache {
-  type: 'web_fetch_tool_result';
-  tool_use_id: string;
-  content:
-    | { type: 'web_fetch_result'; url: string; content: AnthropicDocumentBlock; retrieved_at?: string | null }
-    | {
-        type: 'web_fetch_tool_result_error';
-        error_code: WebFetchErrorCode;
-      };
-}
-
-/** `{ type: 'code_execution_tool_result', tool_use_id, content }` (Python code execution). */
-export interface AnthropicCodeExecutionToolResultBlock extends Cache {
-  type: 'code_execution_tool_result';
-  tool_use_id: string;
-  content:
-    | { type: 'code_execution_tool_result_error'; error_code: ExecutionErrorCode }
-    | {
-        type: 'code_execution_result';
-        content: { type: 'code_execution_output'; file_id: string }[];
-        return_code: number;
-        stderr: string;
-        stdout: string;
-      }
-    | {
-        type: 'encrypted_code_execution_result';
-        content: { type: 'code_execution_output'; file_id: string }[];
-        encrypted_stdout: string;
-        return_code: number;
-        stderr: string;
-      };
-}
-
-/** `{ type: 'bash_code_execution_tool_result', tool_use_id, content }`. */
-export interface AnthropicBashCodeExecutionToolResultBlock extends Cache {
-  type: 'bash_code_execution_tool_result';
-  tool_use_id: string;
-  content:
-    | {
-        type: 'bash_code_execution_tool_result_error';
-        error_code: ExecutionErrorCode | 'output_file_too_large';
-      }
-    | {
-        type: 'bash_code_execution_result';
-        content: { type: 'bash_code_execution_output'; file_id: string }[];
-        return_code: number;
-        stderr: string;
-        stdout: string;
-      };
-}
-
-/** `{ type: 'text_editor_code_execution_tool_result', tool_use_id, content }`. */
-export interface AnthropicTextEditorCodeExecutionToolResultBlock extends Cache {
-  type: 'text_editor_code_execution_tool_result';
-  tool_use_id: string;
-  content:
-    | {
-        type: 'text_editor_code_execution_tool_result_error';
-        error_code: ExecutionErrorCode | 'file_not_found';
-        error_message?: string | null;
-      }
-    | {
-        type: 'text_editor_code_execution_view_result';
-        content: string;
-        file_type: 'text' | 'image' | 'pdf';
-        num_lines?: number | null;
-        start_line?: number | null;
-        total_lines?: number | null;
-      }
-    | { type: 'text_editor_code_execution_create_result'; is_file_update: boolean }
-    | {
-        type: 'text_editor_code_execution_str_replace_result';
-        lines?: string[] | null;
-        new_lines?: number | null;
-        new_start?: number | null;
-        old_lines?: number | null;
-        old_start?: number | null;
-      };
-}
-
-/** `{ type: 'tool_reference', tool_name }`: a tool the tool search found. */
-export interface AnthropicToolReference extends Cache {
-  type: 'tool_reference';
-  tool_name: string;
-}
-
-/** `{ type: 'tool_search_tool_result', tool_use_id, content }`. */
-export interface AnthropicToolSearchToolResultBlock extends Cache {
-  type: 'tool_search_tool_result';
-  tool_use_id: string;
-  content:
-    | {
-        type: 'tool_search_tool_result_error';
-        error_code: ExecutionErrorCode;
-        error_message?: string | null;
-      }
-    | { type: 'tool_search_tool_search_result'; tool_references: AnthropicToolReference[] };
-}
-
-/** `{ type: 'container_upload', file_id }`: a file for the code execution container. */
-export interface AnthropicContainerUploadBlock extends Cache {
-  type: 'container_upload';
-  file_id: string;
-}
-
-/** `{ type: 'search_result', source, title, content }`: a search hit to cite (RAG). */
-export interface AnthropicSearchResultBlock extends Cache {
-  type: 'search_result';
-  source: string;
-  title: string;
-  content: AnthropicTextBlock[];
-}
-
-/** A carried block the Messages API takes in a turn (`ContentBlockParam`). */
-export type AnthropicServerBlock =
-  | AnthropicServerToolUseBlock
-  | AnthropicWebSearchToolResultBlock
-  | AnthropicWebFetchToolResultBlock
-  | AnthropicCodeExecutionToolResultBlock
-  | AnthropicBashCodeExecutionToolResultBlock
-  | AnthropicTextEditorCodeExecutionToolResultBlock
-  | AnthropicToolSearchToolResultBlock
-  | AnthropicContainerUploadBlock
-  | AnthropicSearchResultBlock;
-
-/** `{ type: 'mcp_tool_use', id, name, server_name, input }` (beta MCP connector). */
-export interface AnthropicMcpToolUseBlock extends Cache {
-  type: 'mcp_tool_use';
-  id: string;
-  name: string;
-  server_name: string;
-  input: Input;
-}
-
-/** `{ type: 'mcp_tool_result', tool_use_id, content?, is_error? }` (beta MCP connector). */
-export interface AnthropicMcpToolResultBlock extends Cache {
-  type: 'mcp_tool_result';
-  tool_use_id: string;
-  content?: string | AnthropicTextBlock[];
-  is_error?: boolean;
-}
-
-// ——— Schemas (each typed as the interface it checks, so the two cannot drift apart) ———
+// Each schema `satisfies` the type it checks, so the two cannot drift apart.
 
 /** A string the API writes and reads back, typed with its documented values (see the file doc). */
 const apiString = <T extends string>() => z.string() as unknown as z.ZodType<T>;
@@ -305,7 +110,7 @@ const webSearch = z.object({
         page_age: nullable(z.string()),
       }),
     ),
-    error('web_search_tool_result_error', apiString<WebSearchErrorCode>()),
+    error('web_search_tool_result_error', apiString<AnthropicWebSearchErrorCode>()),
   ]),
   ...cache,
 }) satisfies z.ZodType<AnthropicWebSearchToolResultBlock>;
@@ -319,7 +124,7 @@ const webFetch = z.object({
       content: document,
       retrieved_at: nullable(z.string()),
     }),
-    error('web_fetch_tool_result_error', apiString<WebFetchErrorCode>()),
+    error('web_fetch_tool_result_error', apiString<AnthropicWebFetchErrorCode>()),
   ]),
   ...cache,
 }) satisfies z.ZodType<AnthropicWebFetchToolResultBlock>;
@@ -327,7 +132,7 @@ const codeExecution = z.object({
   type: z.literal('code_execution_tool_result'),
   ...toolUseId,
   content: z.discriminatedUnion('type', [
-    error('code_execution_tool_result_error', apiString<ExecutionErrorCode>()),
+    error('code_execution_tool_result_error', apiString<AnthropicExecutionErrorCode>()),
     z.object({
       type: z.literal('code_execution_result'),
       content: files('code_execution_output'),
@@ -349,7 +154,10 @@ const bashCodeExecution = z.object({
   type: z.literal('bash_code_execution_tool_result'),
   ...toolUseId,
   content: z.discriminatedUnion('type', [
-    error('bash_code_execution_tool_result_error', apiString<ExecutionErrorCode | 'output_file_too_large'>()),
+    error(
+      'bash_code_execution_tool_result_error',
+      apiString<AnthropicExecutionErrorCode | 'output_file_too_large'>(),
+    ),
     z.object({
       type: z.literal('bash_code_execution_result'),
       content: files('bash_code_execution_output'),
@@ -366,7 +174,7 @@ const textEditorCodeExecution = z.object({
   content: z.discriminatedUnion('type', [
     error(
       'text_editor_code_execution_tool_result_error',
-      apiString<ExecutionErrorCode | 'file_not_found'>(),
+      apiString<AnthropicExecutionErrorCode | 'file_not_found'>(),
     ).extend({ error_message: nullable(z.string()) }),
     z.object({
       type: z.literal('text_editor_code_execution_view_result'),
@@ -392,7 +200,7 @@ const toolSearch = z.object({
   type: z.literal('tool_search_tool_result'),
   ...toolUseId,
   content: z.discriminatedUnion('type', [
-    error('tool_search_tool_result_error', apiString<ExecutionErrorCode>()).extend({
+    error('tool_search_tool_result_error', apiString<AnthropicExecutionErrorCode>()).extend({
       error_message: nullable(z.string()),
     }),
     z.object({

@@ -11,7 +11,7 @@ import type {
   AnthropicMcpToolUseBlock,
   AnthropicSearchResultBlock,
   AnthropicServerBlock,
-} from './anthropic-carried-blocks.ts';
+} from './anthropic-server-blocks.ts';
 import type { JsonValue } from './types.ts';
 
 /** `cache_control` (prompt caching). */

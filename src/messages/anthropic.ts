@@ -30,7 +30,7 @@ import type {
 } from './types.ts';
 
 export type { UnsupportedAttachments } from './anthropic-attachment.ts';
-export type { AnthropicApi, AnthropicServerBlock } from './anthropic-carried-blocks.ts';
+export type { AnthropicApi } from './anthropic-carried-blocks.ts';
 export type {
   AnthropicBetaBlock,
   AnthropicBetaRequest,
@@ -52,6 +52,7 @@ export type {
   AnthropicMessageInput,
   AnthropicRequestInput,
 } from './anthropic-schema.ts';
+export type { AnthropicServerBlock } from './anthropic-server-blocks.ts';
 export { DEFAULT_TO_ANTHROPIC_OPTIONS, type ToAnthropicOptions, toAnthropic } from './to-anthropic.ts';
 
 const P = 'anthropic';

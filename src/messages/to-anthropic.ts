@@ -4,6 +4,7 @@ import {
   attachmentAsText,
   attachmentToBlock,
   type UnsupportedAttachments,
+  withExtra,
 } from './anthropic-attachment.ts';
 import { type AnthropicApi, carriedToolResultBlock, carriedTurnBlock } from './anthropic-carried-blocks.ts';
 import type {
@@ -75,9 +76,9 @@ const withoutEmptyText = <T extends { readonly type: string; readonly text?: unk
     ? blocks.filter((block) => block.type !== 'text' || block.text !== '')
     : blocks;
 
-/** `block` with the keys carried for the part (`cache_control`, `citations`, …); its own keys win. */
-const withExtra = <T extends object>(part: { readonly providerMetadata?: ProviderMetadata }, block: T): T =>
-  ({ ...objectMarker(markersOf(part, P), 'extra'), ...block }) as T;
+/** The keys carried for a part or message (`cache_control`, `citations`, …). */
+const extraOf = (item: { readonly providerMetadata?: ProviderMetadata }) =>
+  objectMarker(markersOf(item, P), 'extra');
 
 /** The carried blocks of `item`, each checked, as `restoreOpaque` takes them. */
 function carried<T>(
@@ -114,7 +115,7 @@ function toolResultBlock(
     part.content.map((item, index) => {
       const context = { where: `${where}.content[${index}]`, unsupported: settings.unsupported };
       return item.type === 'text'
-        ? withExtra(item, { type: 'text' as const, text: item.text })
+        ? withExtra(extraOf(item), { type: 'text' as const, text: item.text })
         : attachmentToBlock(item, context);
     }),
     opaque.items,
@@ -126,7 +127,7 @@ function toolResultBlock(
       : shape === 'absent' && inner.length === 0
         ? undefined
         : withoutEmptyText(inner);
-  return withExtra(part, {
+  return withExtra(extraOf(part), {
     type: 'tool_result',
     tool_use_id: part.callId,
     ...(content === undefined ? {} : { content }),
@@ -140,22 +141,26 @@ function blocksFromParts(parts: readonly Part[], where: string, settings: Settin
     const at = `${where}[${index}]`;
     switch (part.type) {
       case 'text':
-        blocks.push(withExtra(part, { type: 'text', text: part.text }));
+        blocks.push(withExtra(extraOf(part), { type: 'text', text: part.text }));
         break;
       case 'reasoning':
         // Anthropic rejects thinking without its signature (reasoning from other providers).
         if (settings.reasoning === 'omit') break;
         if (part.redactedData !== undefined) {
-          blocks.push(withExtra(part, { type: 'redacted_thinking', data: part.redactedData }));
+          blocks.push(withExtra(extraOf(part), { type: 'redacted_thinking', data: part.redactedData }));
         } else if (part.signature !== undefined) {
-          blocks.push(withExtra(part, { type: 'thinking', thinking: part.text, signature: part.signature }));
+          blocks.push(
+            withExtra(extraOf(part), { type: 'thinking', thinking: part.text, signature: part.signature }),
+          );
         }
         break;
       case 'tool-call': {
         const input = parseToolArguments(part.arguments, `${at}.arguments`, 'toAnthropic');
         const object =
           typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input };
-        blocks.push(withExtra(part, { type: 'tool_use', id: part.id, name: part.name, input: object }));
+        blocks.push(
+          withExtra(extraOf(part), { type: 'tool_use', id: part.id, name: part.name, input: object }),
+        );
         break;
       }
       case 'attachment':
@@ -192,7 +197,7 @@ function systemBlocks(message: Message, index: number, settings: Settings): Anth
       where: `messages[${index}].parts[${i}]`,
       unsupported: settings.unsupported,
     };
-    if (part.type === 'text') blocks.push(withExtra(part, { type: 'text', text: part.text }));
+    if (part.type === 'text') blocks.push(withExtra(extraOf(part), { type: 'text', text: part.text }));
     else if (part.type === 'attachment') blocks.push(attachmentAsText(part, context));
   });
   return withoutEmptyText(blocks);
