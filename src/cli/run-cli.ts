@@ -17,7 +17,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     throw error;
   });
   try {
-    await createProgram().parseAsync([...argv]);
+    await (await createProgram(argv)).parseAsync([...argv]);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     reportError(error);
