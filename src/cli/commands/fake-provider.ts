@@ -74,6 +74,8 @@ export function registerFakeProvider(program: Command): void {
       print(
         `  Gemini     httpOptions.baseUrl ${url}  (models/{model}:generateContent, :streamGenerateContent, :countTokens)`,
       );
+      print(`  llama.cpp  ${url}  (POST /tokenize, /apply-template: createLlamaCppTokenCounter)`);
+      print(`  vLLM       ${url}  (POST /tokenize: createVllmTokenCounter)`);
       if (script !== undefined) {
         print(`script: ${plural(script.rules.length, 'rule')} from ${options.script}`);
       }
