@@ -62,7 +62,8 @@ const isStandIn = (block: { type: string; text?: string }): boolean =>
   block.type === 'text' && /^\[(image|file): /.test(block.text ?? '');
 
 /** What is wrong with a block as Anthropic reads it, or undefined when nothing is. */
-function fault(block: Record<string, unknown>): string | undefined {
+function fault(value: object): string | undefined {
+  const block = value as Record<string, unknown>;
   const source = block.source as Record<string, unknown> | undefined;
   if (block.type === 'text') return isStandIn(block as { type: string }) ? undefined : 'not a stand-in';
   if (block.type === 'image') {
@@ -91,7 +92,7 @@ describe('toAnthropic sends attachments only as Anthropic reads them (MSG-4, pro
         const blocks = toAnthropic(messages).messages[0]?.content;
         if (!Array.isArray(blocks)) throw new Error('expected blocks');
         expect(blocks).toHaveLength(parts.length);
-        for (const block of blocks) expect(fault(block as Record<string, unknown>)).toBeUndefined();
+        for (const block of blocks) expect(fault(block)).toBeUndefined();
 
         const standsInForContent = blocks.some(
           (block, i) => isStandIn(block) && (parts[i]?.data !== undefined || parts[i]?.url !== undefined),
