@@ -94,7 +94,7 @@ export function sniffMediaType(data: string): AnthropicImageMediaType | typeof P
 export const withExtra = <T extends object>(
   extra: Readonly<Record<string, JsonValue>> | undefined,
   block: T,
-): T => ({ ...extra, ...block }) as T;
+): T => (extra === undefined ? block : ({ ...extra, ...block } as T));
 
 /** The converter's settings an attachment needs. */
 export interface AttachmentContext {

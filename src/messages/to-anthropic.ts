@@ -112,12 +112,11 @@ function toolResultBlock(
   const only = part.content[0];
   const opaque = carried(part, where, carriedToolResultBlock);
   const inner = restoreOpaque<ToolResultContent>(
-    part.content.map((item, index) => {
-      const context = { where: `${where}.content[${index}]`, unsupported: settings.unsupported };
-      return item.type === 'text'
+    part.content.map((item, index) =>
+      item.type === 'text'
         ? withExtra(extraOf(item), { type: 'text' as const, text: item.text })
-        : attachmentToBlock(item, context);
-    }),
+        : attachmentToBlock(item, { where: `${where}.content[${index}]`, unsupported: settings.unsupported }),
+    ),
     opaque.items,
     opaque.revive,
   );
@@ -138,7 +137,8 @@ function toolResultBlock(
 function blocksFromParts(parts: readonly Part[], where: string, settings: Settings): AnthropicBetaBlock[] {
   const blocks: AnthropicBetaBlock[] = [];
   parts.forEach((part, index) => {
-    const at = `${where}[${index}]`;
+    // Paths are built only for the parts that can fail (most parts are text).
+    const at = () => `${where}[${index}]`;
     switch (part.type) {
       case 'text':
         blocks.push(withExtra(extraOf(part), { type: 'text', text: part.text }));
@@ -155,7 +155,7 @@ function blocksFromParts(parts: readonly Part[], where: string, settings: Settin
         }
         break;
       case 'tool-call': {
-        const input = parseToolArguments(part.arguments, `${at}.arguments`, 'toAnthropic');
+        const input = parseToolArguments(part.arguments, `${at()}.arguments`, 'toAnthropic');
         const object =
           typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input };
         blocks.push(
@@ -164,10 +164,10 @@ function blocksFromParts(parts: readonly Part[], where: string, settings: Settin
         break;
       }
       case 'attachment':
-        blocks.push(attachmentToBlock(part, { where: at, unsupported: settings.unsupported }));
+        blocks.push(attachmentToBlock(part, { where: at(), unsupported: settings.unsupported }));
         break;
       case 'tool-result':
-        blocks.push(toolResultBlock(part, at, settings));
+        blocks.push(toolResultBlock(part, at(), settings));
         break;
     }
   });
