@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { compact } from '../src/compaction/compact.ts';
 import { planCompaction } from '../src/compaction/plan-compaction.ts';
 import { ChatfoldError } from '../src/errors/chatfold-error.ts';
-import type { AnthropicBlock, AnthropicRequest } from '../src/messages/anthropic-schema.ts';
+import type { AnthropicBlock, AnthropicRequest } from '../src/messages/anthropic-request.ts';
 import { normalizeMessages } from '../src/messages/normalize.ts';
 import { toAiSdk } from '../src/messages/to-ai-sdk.ts';
 import { toAnthropic } from '../src/messages/to-anthropic.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compact } from '../compaction/compact.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { ANTHROPIC_MAX_BREAKPOINTS, withCacheBreakpoints } from './anthropic-cache.ts';
-import type { AnthropicBlock, AnthropicRequest } from './anthropic-schema.ts';
+import type { AnthropicBlock, AnthropicRequest } from './anthropic-request.ts';
 import { toAnthropic } from './to-anthropic.ts';
 
 const marks = (request: AnthropicRequest & { tools?: readonly object[] }): string[] => {

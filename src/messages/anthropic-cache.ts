@@ -4,7 +4,7 @@ import type {
   AnthropicMessage,
   AnthropicRequest,
   AnthropicTextBlock,
-} from './anthropic-schema.ts';
+} from './anthropic-request.ts';
 
 /** Anthropic accepts at most this many `cache_control` breakpoints per request. */
 export const ANTHROPIC_MAX_BREAKPOINTS = 4;

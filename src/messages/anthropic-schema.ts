@@ -23,19 +23,6 @@ export const ANTHROPIC_OPAQUE_BLOCKS = [
   'search_result',
 ] as const;
 
-export type {
-  AnthropicBlock,
-  AnthropicDocumentBlock,
-  AnthropicImageBlock,
-  AnthropicMessage,
-  AnthropicRedactedThinkingBlock,
-  AnthropicRequest,
-  AnthropicTextBlock,
-  AnthropicThinkingBlock,
-  AnthropicToolResultBlock,
-  AnthropicToolUseBlock,
-} from './anthropic-request.ts';
-
 // What `fromAnthropic` accepts: the shapes people hold (the SDK's params, JSON from a log or
 // an HTTP body), looser than what `toAnthropic` produces (`anthropic-request.ts`): any media
 // type string, any `content` source, server-tool blocks as open records.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { serverToolTurns } from '../../test/fixtures/converters/anthropic-server-tools.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { caughtError } from '../test/caught-error.ts';
 import { type AnthropicMessage, type AnthropicRequest, fromAnthropic, toAnthropic } from './anthropic.ts';
@@ -119,41 +120,13 @@ describe('fromAnthropic mapping (MSG-1, MSG-2)', () => {
     });
   });
 
-  it('carries server-tool blocks verbatim at their position', () => {
-    const search: Anthropic.ServerToolUseBlockParam = {
-      type: 'server_tool_use',
-      id: 'srvtoolu_01WYG3ziw53XMcoyKL4XcZmE',
-      name: 'web_search',
-      input: { query: 'claude shannon birth date' },
-    };
-    const found: Anthropic.WebSearchToolResultBlockParam = {
-      type: 'web_search_tool_result',
-      tool_use_id: 'srvtoolu_01WYG3ziw53XMcoyKL4XcZmE',
-      content: [
-        {
-          type: 'web_search_result',
-          url: 'https://en.wikipedia.org/wiki/Claude_Shannon',
-          title: 'Claude Shannon - Wikipedia',
-          encrypted_content: 'EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNC1kNjNjNTk1ZWI3Y',
-          page_age: 'April 30, 2025',
-        },
-      ],
-    };
-    const request: Anthropic.MessageParam[] = [
-      { role: 'user', content: 'When was Claude Shannon born?' },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: "I'll search for that." },
-          search,
-          found,
-          { type: 'text', text: 'April 30, 1916.' },
-        ],
-      },
-    ];
-    const messages = fromAnthropic({ messages: request });
-    expect(messages[1]?.parts.map((p) => p.type)).toEqual(['text', 'text']);
-    expect(toAnthropic(messages).messages).toEqual(request);
+  it('carries server-tool blocks verbatim at their position, not as parts', () => {
+    const messages = fromAnthropic({ messages: serverToolTurns });
+    // The assistant turn of the docs: text and one client tool call are parts; its 14
+    // server-tool blocks ride in providerMetadata.
+    expect(messages[1]?.parts.map((p) => p.type)).toEqual(['text', 'text', 'tool-call']);
+    expect(messages[1]?.providerMetadata?.anthropic?.opaque).toHaveLength(14);
+    expect(toAnthropic(messages).messages).toEqual(serverToolTurns);
   });
 
   it('reads a system message inside messages and puts it back there', () => {
