@@ -182,9 +182,10 @@ export function attachmentToBlock(
   );
   const type = (data === undefined ? undefined : sniffMediaType(data)) ?? declared;
   const isImage = type.startsWith('image/') || (part.kind === 'image' && type !== PDF && !isTextType(type));
-  const cannotRead = isImage
-    ? `Anthropic reads images as ${ANTHROPIC_IMAGE_TYPES.join(', ')}, received ${part.mediaType}`
-    : `Anthropic reads documents as application/pdf or text, received ${part.mediaType}`;
+  const cannotRead = () =>
+    isImage
+      ? `Anthropic reads images as ${ANTHROPIC_IMAGE_TYPES.join(', ')}, received ${part.mediaType}`
+      : `Anthropic reads documents as application/pdf or text, received ${part.mediaType}`;
 
   if (data !== undefined) {
     if (isImageType(type)) return image({ type: 'base64', media_type: type, data });
@@ -192,7 +193,7 @@ export function attachmentToBlock(
     if (!isImage && isTextType(type)) {
       return document({ type: 'text', media_type: 'text/plain', data: decodeText(data, context.where) });
     }
-    return unsupported(part, context, cannotRead);
+    return unsupported(part, context, cannotRead());
   }
   const url = part.url;
   if (url === undefined) return placeholder(part);
@@ -203,7 +204,7 @@ export function attachmentToBlock(
   if (isImage) {
     return isImageType(type) || GENERIC_TYPES.has(type)
       ? image({ type: 'url', url })
-      : unsupported(part, context, cannotRead);
+      : unsupported(part, context, cannotRead());
   }
   if (type === PDF) return document({ type: 'url', url });
   return unsupported(

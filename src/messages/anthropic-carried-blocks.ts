@@ -255,6 +255,7 @@ const inTurn = z.discriminatedUnion('type', [
   searchResult,
 ]);
 const inBetaTurn = z.discriminatedUnion('type', [inTurn, mcpToolUse, mcpToolResult]);
+const inToolResult = z.discriminatedUnion('type', [searchResult]);
 const BETA_ONLY = new Set(['mcp_tool_use', 'mcp_tool_result']);
 
 /** `value` checked against `schema`; a mismatch is `E_INVALID_MESSAGE` naming `where` and the field. */
@@ -301,7 +302,7 @@ export function carriedTurnBlock(
  * @throws ChatfoldError `E_INVALID_MESSAGE` naming `where` and the bad field.
  */
 export function carriedToolResultBlock(value: JsonValue, where: string): AnthropicSearchResultBlock {
-  return checked(z.discriminatedUnion('type', [searchResult]), value, where);
+  return checked(inToolResult, value, where);
 }
 
 /**
