@@ -27,6 +27,7 @@ import { countTokens as gptTokenizerCount } from 'gpt-tokenizer/encoding/o200k_b
 import { getEncoding } from 'js-tiktoken';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import { loadEncoding } from '../src/tokens/encodings.ts';
+import { randomBase64 } from '../test/fixtures/tokens/random-base64.ts';
 import { recordedConversations, textCorpus } from './corpus.ts';
 import { growthExponent, interleaved, load, machine, median } from './harness.ts';
 import { messageTexts, scaleSession } from './scale-corpus.ts';
@@ -114,15 +115,6 @@ function prose(chars: number): string {
   let out = '';
   while (out.length < chars) out += `${texts.join('\n\n')}\n\n`;
   return out.slice(0, chars);
-}
-function randomBase64(chars: number): string {
-  const bytes = new Uint8Array(Math.ceil((chars * 3) / 4));
-  let seed = 12345;
-  for (let i = 0; i < bytes.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    bytes[i] = seed >>> 24;
-  }
-  return Buffer.from(bytes).toString('base64').slice(0, chars);
 }
 const longInputs: Record<string, string> = {
   [`${MILLION.toLocaleString('en-US')} chars of prose`]: prose(MILLION),

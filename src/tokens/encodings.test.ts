@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { randomBase64 } from '../../test/fixtures/tokens/random-base64.ts';
 import { referenceCount } from '../../test/tokens/reference-tokenizer.ts';
 import { importClaudeCode } from '../messages/claude-code.ts';
 import { type EncodingName, loadEncoding, REFERENCE_PATTERNS } from './encodings.ts';
@@ -21,17 +22,6 @@ const recordedTexts = (): string[] => {
     }
   }
   return texts;
-};
-
-/** Deterministic random base64 (a blob in a tool result). */
-const randomBase64 = (chars: number): string => {
-  const bytes = new Uint8Array(Math.ceil((chars * 3) / 4));
-  let seed = 12345;
-  for (let i = 0; i < bytes.length; i++) {
-    seed = (seed * 1103515245 + 12345) >>> 0;
-    bytes[i] = seed >>> 24;
-  }
-  return Buffer.from(bytes).toString('base64').slice(0, chars);
 };
 
 describe('loadEncoding counts what the reference tokenizer (tiktoken) encodes (TOK-2)', () => {
