@@ -9,6 +9,7 @@ import { type CompactResult, compact } from '../src/compaction/compact.ts';
 import type { Message } from '../src/messages/types.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import type { EncodingName } from '../src/tokens/encodings.ts';
+import { loadEncoding } from '../src/tokens/encodings.ts';
 import { extendTokenCount } from '../src/tokens/extend-count.ts';
 import type { TokenCounter } from '../src/tokens/types.ts';
 import { referenceCount } from '../test/tokens/reference-tokenizer.ts';
@@ -22,7 +23,15 @@ export interface EngineResult {
   readonly messageBytes: number;
   readonly tokens: number;
   readonly tokenizer: string;
-  readonly countCold: { chatfoldMs: number; rawTokenizerMs: number; ratio: number; runs: number };
+  readonly countCold: {
+    chatfoldMs: number;
+    rawTokenizerMs: number;
+    ratio: number;
+    /** chatfold's own encoder over the same texts: `count()` minus it is the per-message work. */
+    encoderMs: number;
+    overhead: number;
+    runs: number;
+  };
   readonly recount: { sameObjectsMs: number; extendMs: number; statelessMs: number };
   readonly compaction: {
     firstMs: number;
@@ -52,6 +61,20 @@ function rawEncoder(tokenizer: string): (text: string) => number {
   return (text) => (text.length === 0 ? 0 : raw(text));
 }
 
+/** chatfold's own text encoder for a tokenizer id (what its counter wraps), on bare texts. */
+function ownEncoder(tokenizer: string): (text: string) => number {
+  const chars = /^chars\/(\d+(?:\.\d+)?)$/.exec(tokenizer);
+  if (chars !== null) {
+    const perToken = Number(chars[1]);
+    return (text) => Math.ceil(text.length / perToken);
+  }
+  const name = ({ 'openai:o200k_base': 'o200k_base', 'anthropic:claude': 'claude' } as const)[
+    tokenizer as 'openai:o200k_base' | 'anthropic:claude'
+  ];
+  if (name === undefined) throw new Error(`bench/scale: no encoder for ${tokenizer}`);
+  return loadEncoding(name);
+}
+
 const rssMB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
 
 export async function runEngine({
@@ -79,6 +102,7 @@ export async function runEngine({
   // 1. Cold count: a fresh counter per run, the same message objects; the raw tokenizer on the same texts.
   // One run at 1M (a second copy of the history would not fit next to the first): the
   // original objects, never counted yet.
+  const ownEncode = ownEncoder(tokenizer);
   let copies = 0;
   const freshCopies = (): Message[] => (copies++ === 0 ? messages : scaleSession(size));
   const cold = await interleaved<{ counter: TokenCounter; list: Message[] } | undefined>(
@@ -87,6 +111,13 @@ export async function runEngine({
         run: () => {
           let total = 0;
           for (const text of texts) total += encode(text);
+          return total;
+        },
+      },
+      'chatfold encoder': {
+        run: () => {
+          let total = 0;
+          for (const text of texts) total += ownEncode(text);
           return total;
         },
       },
@@ -148,6 +179,8 @@ export async function runEngine({
       chatfoldMs: cold['chatfold count']?.ms ?? Number.NaN,
       rawTokenizerMs: cold['raw tokenizer']?.ms ?? Number.NaN,
       ratio: round((cold['chatfold count']?.ms ?? 0) / (cold['raw tokenizer']?.ms ?? 1)),
+      encoderMs: cold['chatfold encoder']?.ms ?? Number.NaN,
+      overhead: round((cold['chatfold count']?.ms ?? 0) / (cold['chatfold encoder']?.ms ?? 1)),
       runs: repetitions,
     },
     recount: {

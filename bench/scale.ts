@@ -146,6 +146,7 @@ const exponents = Object.fromEntries(
     const engine = {
       countCold: exponentOf(s.engine, (r) => r.countCold.chatfoldMs),
       rawTokenizer: exponentOf(s.engine, (r) => r.countCold.rawTokenizerMs),
+      encoder: exponentOf(s.engine, (r) => r.countCold.encoderMs),
       recountSameObjects: exponentOf(s.engine, (r) => r.recount.sameObjectsMs),
       recountExtend: exponentOf(s.engine, (r) => r.recount.extendMs),
       recountStateless: exponentOf(s.engine, (r) => r.recount.statelessMs),
@@ -193,13 +194,13 @@ for (const [name, s] of Object.entries(series)) {
   const e = exponents[name]?.engine;
   lines.push(
     `\n### ${name === 'real' ? `real tokenizer (${s.tokenizer})` : 'chars/4 counter (chatfold bookkeeping only)'}\n`,
-    '| messages | count cold ms | raw tokenizer ms | ratio | recount +1 (same objects) ms | +1 via extendTokenCount ms | recount +1 (stateless) ms | first compaction ms | repeated compaction ms | peak RSS MB | message MB |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| messages | count cold ms | tiktoken ms | ratio | chatfold encoder on the texts ms | count / encoder | recount +1 (same objects) ms | +1 via extendTokenCount ms | recount +1 (stateless) ms | first compaction ms | repeated compaction ms | peak RSS MB | message MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...s.engine.map(
       (r) =>
-        `| ${r.messages.toLocaleString('en')} | ${n(r.countCold.chatfoldMs)} | ${n(r.countCold.rawTokenizerMs)} | ${r.countCold.ratio.toFixed(2)} | ${n(r.recount.sameObjectsMs)} | ${n(r.recount.extendMs)} | ${n(r.recount.statelessMs)} | ${n(r.compaction.firstMs)} | ${n(r.compaction.repeatedMs)} | ${r.peakRssMB} | ${n(r.messageBytes / 1e6)} |`,
+        `| ${r.messages.toLocaleString('en')} | ${n(r.countCold.chatfoldMs)} | ${n(r.countCold.rawTokenizerMs)} | ${r.countCold.ratio.toFixed(2)} | ${n(r.countCold.encoderMs)} | ${r.countCold.overhead?.toFixed(2) ?? '—'} | ${n(r.recount.sameObjectsMs)} | ${n(r.recount.extendMs)} | ${n(r.recount.statelessMs)} | ${n(r.compaction.firstMs)} | ${n(r.compaction.repeatedMs)} | ${r.peakRssMB} | ${n(r.messageBytes / 1e6)} |`,
     ),
-    `| exponent 10k→ | ${n(e?.countCold)} | ${n(e?.rawTokenizer)} | | ${n(e?.recountSameObjects)} | ${n(e?.recountExtend)} | ${n(e?.recountStateless)} | ${n(e?.compactionFirst)} | ${n(e?.compactionRepeated)} | ${n(e?.peakRss)} | |`,
+    `| exponent 10k→ | ${n(e?.countCold)} | ${n(e?.rawTokenizer)} | | ${n(e?.encoder)} | | ${n(e?.recountSameObjects)} | ${n(e?.recountExtend)} | ${n(e?.recountStateless)} | ${n(e?.compactionFirst)} | ${n(e?.compactionRepeated)} | ${n(e?.peakRss)} | |`,
     '',
     '| store | messages | fill msg/s | first prepare() ms | prepare() warm ms | append 1 + prepare() warm ms | of which append ms | resume ms | projection | live memory MB | RSS growth MB | message MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
