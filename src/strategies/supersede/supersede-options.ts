@@ -150,7 +150,9 @@ export function resolveSupersedeOptions(
   return {
     rules,
     tools: mappings,
-    dataKey: internKey(JSON.stringify([tools, idempotentTools, repeatedCommands, readOnlyCommands, cwd ?? null])),
+    dataKey: internKey(
+      JSON.stringify([tools, idempotentTools, repeatedCommands, readOnlyCommands, cwd ?? null]),
+    ),
     idempotentTools: new Set(
       checkStrings('idempotentTools', options.idempotentTools) ?? DEFAULT_IDEMPOTENT_TOOLS,
     ),
