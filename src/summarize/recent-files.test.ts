@@ -57,7 +57,9 @@ const step = fc.record({
 });
 
 /** Calls and results with reused ids, results out of order, missing, failed or repeated. */
-function build(steps: readonly fc.RecordValue<typeof step.constraints.recordModel>[]): Message[] {
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+function build(steps: readonly Step[]): Message[] {
   const messages: Message[] = [];
   const late: Message[] = [];
   steps.forEach((s, i) => {
