@@ -21,7 +21,11 @@ function reference(messages: readonly Message[], limit: number): RecentFile[] {
         const args = toolArguments(part);
         const path =
           args && PATH_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
-        if (args === undefined || path === undefined) continue;
+        // A call that names no file still takes its id: its results are not file reads.
+        if (args === undefined || path === undefined) {
+          calls.delete(part.id);
+          continue;
+        }
         calls.set(part.id, { path, name: part.name, args });
         const content = CONTENT_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
         latest.delete(path);

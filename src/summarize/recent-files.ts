@@ -1,5 +1,5 @@
 import { toolArguments } from '../messages/tool-arguments.ts';
-import type { Message } from '../messages/types.ts';
+import type { Message, ToolResultPart } from '../messages/types.ts';
 
 /** A recently used file and, when known, its latest full content (SUM-8). */
 export interface RecentFile {
@@ -26,8 +26,7 @@ const position = (message: number, part: number): number => message * 1_000_000 
  * A file's latest event is a call naming it (a write carries its content) or, later, a full
  * read's result. The messages are read newest first and reading stops once `limit` files have
  * an event later than any result still waiting for its call, so a summary of a long span
- * costs what its recent files cost. A result pairs with the latest earlier call of its id
- * that names a file.
+ * costs what its recent files cost. A result pairs with the latest earlier call of its id.
  */
 export function recentFiles(
   messages: readonly Message[],
@@ -35,7 +34,7 @@ export function recentFiles(
 ): RecentFile[] {
   if (limit <= 0) return [];
   /** Non-error results whose call is not reached yet: the latest per call id. */
-  const pending = new Map<string, { at: number; messageId: string; text: string }>();
+  const pending = new Map<string, { at: number; messageId: string; part: ToolResultPart }>();
   const best = new Map<string, { at: number; file: RecentFile }>();
   const settled = (): boolean => {
     if (best.size < limit) return false;
@@ -50,23 +49,24 @@ export function recentFiles(
     for (let p = message.parts.length - 1; p >= 0; p--) {
       const part = message.parts[p] as Message['parts'][number];
       if (part.type === 'tool-result') {
-        if (part.isError !== true && !pending.has(part.callId)) {
-          const text = part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join('');
-          pending.set(part.callId, { at: position(m, p), messageId: message.id, text });
-        }
+        if (part.isError !== true && !pending.has(part.callId))
+          pending.set(part.callId, { at: position(m, p), messageId: message.id, part });
         continue;
       }
       if (part.type !== 'tool-call') continue;
+      const result = pending.get(part.id);
+      pending.delete(part.id);
       const args = toolArguments(part);
       const path = args && PATH_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
       if (args === undefined || path === undefined) continue;
-      const result = pending.get(part.id);
-      pending.delete(part.id);
       const isRead = READ_TOOL.test(part.name) || args.command === 'view';
       const isPartial = PARTIAL_KEYS.some((key) => args[key] !== undefined);
       let event: { at: number; file: RecentFile };
       if (result !== undefined && isRead && !isPartial) {
-        event = { at: result.at, file: { path, messageId: result.messageId, content: result.text } };
+        const content = result.part.content
+          .map((inner) => (inner.type === 'text' ? inner.text : ''))
+          .join('');
+        event = { at: result.at, file: { path, messageId: result.messageId, content } };
       } else {
         const content = CONTENT_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
         const isFullWrite = WRITE_TOOL.test(part.name) || args.command === 'create';
