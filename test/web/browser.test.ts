@@ -414,6 +414,10 @@ describe.skipIf(!HAS_CHROMIUM)(
       await expect(compactions.textContent()).resolves.toMatch(/manual/);
       await shot('09-history.png');
       await page.getByRole('link', { name: 'Back to the chat' }).click();
+      // The chat view is back (its message box) before its title is read: reading the heading
+      // at once could still see the history page's "Full history".
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Full history' }).waitFor({ state: 'detached' });
       // Switching chats from the list (WEB-1): the first chat, then back.
       const current = (await page.getByRole('heading', { level: 1 }).textContent()) ?? '';
       await page
