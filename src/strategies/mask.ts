@@ -59,22 +59,9 @@ export function mask({
   return {
     name: 'mask',
     apply(messages, context): StrategyResult {
-      // Calls by id as of each result (ids may be reused across turns, so index going forward).
-      const calls = new Map<string, ToolCallPart>();
-      const callsAt = new Map<number, Map<string, ToolCallPart>>();
       const resultIndexes: number[] = [];
       messages.forEach((message, index) => {
-        if (message.role === 'assistant') {
-          for (const part of message.parts) if (part.type === 'tool-call') calls.set(part.id, part);
-        } else if (message.role === 'tool') {
-          resultIndexes.push(index);
-          const local = new Map<string, ToolCallPart>();
-          for (const part of message.parts) {
-            const call = part.type === 'tool-result' ? calls.get(part.callId) : undefined;
-            if (call !== undefined && part.type === 'tool-result') local.set(part.callId, call);
-          }
-          callsAt.set(index, local);
-        }
+        if (message.role === 'tool') resultIndexes.push(index);
       });
       const candidates = resultIndexes.slice(0, Math.max(0, resultIndexes.length - keepRecent));
       let tokens = context.counter.count(messages).total;
@@ -93,6 +80,22 @@ export function mask({
           effect: stageEffect({ notes: ['masking alone cannot reach the target; left to later stages'] }),
         };
       }
+      // Calls by id as of each result (ids may be reused across turns, so index going forward);
+      // only built once masking can reach the target.
+      const calls = new Map<string, ToolCallPart>();
+      const callsAt = new Map<number, Map<string, ToolCallPart>>();
+      messages.forEach((message, index) => {
+        if (message.role === 'assistant') {
+          for (const part of message.parts) if (part.type === 'tool-call') calls.set(part.id, part);
+        } else if (message.role === 'tool') {
+          const local = new Map<string, ToolCallPart>();
+          for (const part of message.parts) {
+            const call = part.type === 'tool-result' ? calls.get(part.callId) : undefined;
+            if (call !== undefined && part.type === 'tool-result') local.set(part.callId, call);
+          }
+          callsAt.set(index, local);
+        }
+      });
       const replace: PlanReplacement[] = [];
       for (const index of candidates) {
         if (tokens <= context.target) break;
