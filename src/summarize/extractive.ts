@@ -38,20 +38,22 @@ export function extractiveSummary({
   maxTokens,
   counter,
 }: ExtractiveSummaryOptions): string {
-  const requests = messages
-    .filter((m) => m.role === 'user')
-    .map(textOf)
-    .filter((text) => text.length > 0)
-    .slice(-REQUESTS);
-  const conclusions = messages
-    .filter((m) => m.role === 'assistant')
-    .map(textOf)
-    .filter((text) => text.length >= SHORT)
-    .slice(-CONCLUSIONS);
-  const toolCalls = messages.reduce(
-    (sum, m) => sum + m.parts.filter((p) => p.type === 'tool-call').length,
-    0,
-  );
+  // The newest few of each, read from the end (a long span costs what these cost).
+  const newest = (role: Message['role'], keep: (text: string) => boolean, count: number): string[] => {
+    const found: string[] = [];
+    for (let i = messages.length - 1; i >= 0 && found.length < count; i--) {
+      const message = messages[i] as Message;
+      if (message.role !== role) continue;
+      const text = textOf(message);
+      if (keep(text)) found.push(text);
+    }
+    return found.reverse();
+  };
+  const requests = newest('user', (text) => text.length > 0, REQUESTS);
+  const conclusions = newest('assistant', (text) => text.length >= SHORT, CONCLUSIONS);
+  let toolCalls = 0;
+  for (const message of messages)
+    for (const part of message.parts) if (part.type === 'tool-call') toolCalls++;
   const render = (share: number): string => {
     const clip = (text: string, chars: number): string =>
       clipText(text, Math.max(80, Math.floor(chars * share)), 'summary');
