@@ -90,9 +90,9 @@ const GROUP_OF: Readonly<Record<keyof FactLedger, FactGroup>> = {
   numbers: 'numbers',
   errors: 'errors',
 };
+/** A message's facts of each group scanned so far (a scan fills every list of its group). */
 type MessageFacts = Partial<Record<keyof FactLedger, string[]>>;
-/** Per message object, the facts of each group scanned so far (a group is scanned when first asked). */
-const factsByMessage = new WeakMap<Message, { groups: Set<FactGroup>; facts: MessageFacts }>();
+const factsByMessage = new WeakMap<Message, MessageFacts>();
 
 /**
  * Calls `onText` for every text of a message the ledger reads (with whether error lines
@@ -125,8 +125,6 @@ function walkMessage(
 
 function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): void {
   const list = (key: keyof FactLedger): string[] => {
-    const existing = facts[key];
-    if (existing !== undefined) return existing;
     const created: string[] = [];
     facts[key] = created;
     return created;
@@ -205,17 +203,13 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
  * runs the identifier patterns over older messages).
  */
 function messageFacts(message: Message, key: keyof FactLedger): readonly string[] {
-  let entry = factsByMessage.get(message);
-  if (entry === undefined) {
-    entry = { groups: new Set(), facts: {} };
-    factsByMessage.set(message, entry);
+  let facts = factsByMessage.get(message);
+  if (facts === undefined) {
+    facts = {};
+    factsByMessage.set(message, facts);
   }
-  const group = GROUP_OF[key];
-  if (!entry.groups.has(group)) {
-    scanGroup(message, group, entry.facts);
-    entry.groups.add(group);
-  }
-  return entry.facts[key] ?? [];
+  if (facts[key] === undefined) scanGroup(message, GROUP_OF[key], facts);
+  return facts[key] ?? [];
 }
 
 /**
@@ -230,7 +224,10 @@ export function extractLedger(
   previous: FactLedger = EMPTY_LEDGER,
   caps: Readonly<Record<keyof FactLedger, number>> = DEFAULT_LEDGER_CAPS,
 ): FactLedger {
-  const seen = emptyFactSets();
+  const seen = Object.fromEntries(LEDGER_KEYS.map((key) => [key, new Set<string>()])) as Record<
+    keyof FactLedger,
+    Set<string>
+  >;
   const newestFirst = emptyFactLists();
   let open = LEDGER_KEYS.filter((key) => caps[key] > 0);
   const take = (key: keyof FactLedger, items: readonly string[]): void => {
@@ -249,25 +246,7 @@ export function extractLedger(
     open = open.filter((key) => newestFirst[key].length < caps[key]);
   }
   for (const key of open) take(key, previous[key]);
-  return {
-    filesRead: newestFirst.filesRead.reverse(),
-    filesModified: newestFirst.filesModified.reverse(),
-    commands: newestFirst.commands.reverse(),
-    urls: newestFirst.urls.reverse(),
-    identifiers: newestFirst.identifiers.reverse(),
-    numbers: newestFirst.numbers.reverse(),
-    errors: newestFirst.errors.reverse(),
-  };
-}
-
-function emptyFactSets(): Record<keyof FactLedger, Set<string>> {
-  return {
-    filesRead: new Set(),
-    filesModified: new Set(),
-    commands: new Set(),
-    urls: new Set(),
-    identifiers: new Set(),
-    numbers: new Set(),
-    errors: new Set(),
-  };
+  // Oldest first, as the ledger lists facts.
+  for (const key of LEDGER_KEYS) newestFirst[key].reverse();
+  return newestFirst;
 }
