@@ -1,5 +1,6 @@
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { Message, ToolResultPart } from '../messages/types.ts';
+import { toolResultText } from '../strategies/chatfold-metadata.ts';
 
 /** A recently used file and, when known, its latest full content (SUM-8). */
 export interface RecentFile {
@@ -63,10 +64,10 @@ export function recentFiles(
       const isPartial = PARTIAL_KEYS.some((key) => args[key] !== undefined);
       let event: { at: number; file: RecentFile };
       if (result !== undefined && isRead && !isPartial) {
-        const content = result.part.content
-          .map((inner) => (inner.type === 'text' ? inner.text : ''))
-          .join('');
-        event = { at: result.at, file: { path, messageId: result.messageId, content } };
+        event = {
+          at: result.at,
+          file: { path, messageId: result.messageId, content: toolResultText(result.part) },
+        };
       } else {
         const content = CONTENT_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
         const isFullWrite = WRITE_TOOL.test(part.name) || args.command === 'create';
