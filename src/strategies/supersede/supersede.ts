@@ -50,16 +50,9 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
       let charsSaved = 0;
       const replace: PlanReplacement[] = [];
       // Only messages with a superseded result are visited, oldest first (plans list edits in order).
-      const byMessage = new Map<number, Supersession[]>();
-      for (const hit of found.values()) {
-        const list = byMessage.get(hit.event.message);
-        if (list === undefined) byMessage.set(hit.event.message, [hit]);
-        else list.push(hit);
-      }
-      for (const m of [...byMessage.keys()].sort((a, b) => a - b)) {
+      for (const [m, hits] of [...found].sort(([a], [b]) => a - b)) {
         const message = messages[m] as Message;
         if (message.role !== 'tool' || context.protectedIds.has(message.id)) continue;
-        const hits = new Map((byMessage.get(m) as Supersession[]).map((hit) => [hit.event.part, hit]));
         let first: Supersession | undefined;
         const parts = message.parts.map((part, p): Part => {
           const hit = part.type === 'tool-result' ? hits.get(p) : undefined;

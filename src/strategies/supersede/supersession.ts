@@ -44,9 +44,9 @@ const exactListing = (effect: ListEffect): string =>
  * not stubs. Stubs themselves are never listed again (idempotence).
  *
  * @param events - every result with its call's effect, oldest first
- * @returns the superseded results, keyed by `message:part`
+ * @returns the superseded results by message index, then part index
  */
-export function findSuperseded(events: readonly ResultEvent[]): Map<string, Supersession> {
+export function findSuperseded(events: readonly ResultEvent[]): Map<number, Map<number, Supersession>> {
   const whole = new Map<string, ResultEvent>();
   const ranges = new Map<string, ResultEvent>();
   const listings = new Map<string, ResultEvent[]>();
@@ -54,7 +54,7 @@ export function findSuperseded(events: readonly ResultEvent[]): Map<string, Supe
   const truncatedListings = new Map<string, ResultEvent>();
   const observations = new Map<string, ResultEvent>();
   const truncatedObservations = new Map<string, ResultEvent>();
-  const found = new Map<string, Supersession>();
+  const found = new Map<number, Map<number, Supersession>>();
   const remember = (map: Map<string, ResultEvent>, key: string, event: ResultEvent): void => {
     if (!map.has(key)) map.set(key, event);
   };
@@ -85,7 +85,9 @@ export function findSuperseded(events: readonly ResultEvent[]): Map<string, Supe
     }
     // Parallel results in one message are simultaneous: only a later message supersedes.
     if (hit !== undefined && hit.by.message > event.message) {
-      found.set(`${event.message}:${event.part}`, { event, ...hit });
+      const inMessage = found.get(event.message) ?? new Map<number, Supersession>();
+      found.set(event.message, inMessage);
+      inMessage.set(event.part, { event, ...hit });
     }
     if (!event.holdsContent) continue;
     if (effect?.kind === 'write' || (effect?.kind === 'edit' && effect.fullContent === true)) {
