@@ -21,14 +21,20 @@ export const TRUNCATION_NOTICES: readonly RegExp[] = [
  * eight times (a first compaction reads every output of the history). A test checks they
  * match exactly where the list does.
  */
-const ANY_NOTICE = TRUNCATION_NOTICES.filter((notice) => notice.flags.includes('i'));
-const ANY_NOTICE_CASED = TRUNCATION_NOTICES.filter((notice) => !notice.flags.includes('i'));
-const NOTICE_I = new RegExp(ANY_NOTICE.map((notice) => `(?:${notice.source})`).join('|'), 'i');
-const NOTICE_CASED = new RegExp(ANY_NOTICE_CASED.map((notice) => `(?:${notice.source})`).join('|'));
+const anyOf = (notices: readonly RegExp[], flags: string): RegExp =>
+  new RegExp(notices.map((notice) => `(?:${notice.source})`).join('|'), flags);
+const NOTICE_CASELESS = anyOf(
+  TRUNCATION_NOTICES.filter((notice) => notice.flags.includes('i')),
+  'i',
+);
+const NOTICE_CASED = anyOf(
+  TRUNCATION_NOTICES.filter((notice) => !notice.flags.includes('i')),
+  '',
+);
 
 /** Whether an output carries a truncation notice (any of {@link TRUNCATION_NOTICES}). */
 export function hasTruncationNotice(text: string): boolean {
-  return NOTICE_I.test(text) || NOTICE_CASED.test(text);
+  return NOTICE_CASELESS.test(text) || NOTICE_CASED.test(text);
 }
 /** Claude Code's Read stops at line 2000 when no limit is given. */
 const LINE_2000 = /\n\s*2000(?:→|\t)/;
