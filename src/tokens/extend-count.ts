@@ -76,12 +76,7 @@ export function extendTokenCount(
     counts.push(tokens);
     appendedSum += tokens;
   }
-  const tools =
-    options.tools === undefined
-      ? previous.tools
-      : options.tools.length === 0
-        ? 0
-        : counter.count([], options).tools;
+  const tools = options.tools === undefined ? previous.tools : counter.count([], options).tools;
   const next: Chain = { ...chain, appended: counts, length: counts.length, appendedSum };
   const { base, length } = next;
   let perMessage: readonly number[] | undefined;
