@@ -44,8 +44,12 @@ export interface EngineResult {
   readonly peakRssMB: number;
 }
 
-/** The reference tokenizer (tiktoken) on the same texts (chars/N: the length division). */
-function rawEncoder(tokenizer: string): (text: string) => number {
+/**
+ * A text counter for a tokenizer id, from one of two sources: `reference` (tiktoken, the raw
+ * tokenizer chatfold is compared with) or chatfold's own encoder (what its counter wraps). For
+ * chars/N both are the length division.
+ */
+function textEncoder(tokenizer: string, source: 'reference' | 'chatfold'): (text: string) => number {
   const chars = /^chars\/(\d+(?:\.\d+)?)$/.exec(tokenizer);
   if (chars !== null) {
     const perToken = Number(chars[1]);
@@ -56,23 +60,10 @@ function rawEncoder(tokenizer: string): (text: string) => number {
     'anthropic:claude': 'claude',
   };
   const encoding = encodings[tokenizer];
-  if (encoding === undefined) throw new Error(`bench/scale: no raw tokenizer for ${tokenizer}`);
+  if (encoding === undefined) throw new Error(`bench/scale: no encoder for ${tokenizer}`);
+  if (source === 'chatfold') return loadEncoding(encoding);
   const raw = referenceCount(encoding);
   return (text) => (text.length === 0 ? 0 : raw(text));
-}
-
-/** chatfold's own text encoder for a tokenizer id (what its counter wraps), on bare texts. */
-function ownEncoder(tokenizer: string): (text: string) => number {
-  const chars = /^chars\/(\d+(?:\.\d+)?)$/.exec(tokenizer);
-  if (chars !== null) {
-    const perToken = Number(chars[1]);
-    return (text) => Math.ceil(text.length / perToken);
-  }
-  const name = ({ 'openai:o200k_base': 'o200k_base', 'anthropic:claude': 'claude' } as const)[
-    tokenizer as 'openai:o200k_base' | 'anthropic:claude'
-  ];
-  if (name === undefined) throw new Error(`bench/scale: no encoder for ${tokenizer}`);
-  return loadEncoding(name);
 }
 
 const rssMB = (): number => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -92,7 +83,7 @@ export async function runEngine({
   const messages = scaleSession(size);
   const bytes = messageBytes(messages);
   const texts = messageTexts(messages);
-  const encode = rawEncoder(tokenizer);
+  const encode = textEncoder(tokenizer, 'reference');
   // Warm both tokenizers' code paths on 1,000 messages of other objects (not timed): a cold
   // count below still meets every message object for the first time (validation included).
   const warm = createTokenCounter({ tokenizer });
@@ -102,7 +93,7 @@ export async function runEngine({
   // 1. Cold count: a fresh counter per run, the same message objects; the raw tokenizer on the same texts.
   // One run at 1M (a second copy of the history would not fit next to the first): the
   // original objects, never counted yet.
-  const ownEncode = ownEncoder(tokenizer);
+  const ownEncode = textEncoder(tokenizer, 'chatfold');
   let copies = 0;
   const freshCopies = (): Message[] => (copies++ === 0 ? messages : scaleSession(size));
   const cold = await interleaved<{ counter: TokenCounter; list: Message[] } | undefined>(
