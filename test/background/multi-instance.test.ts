@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +8,13 @@ import { loadFakeScript } from '../../src/fake-provider/load-script.ts';
 import { type FakeProviderServer, startFakeProvider } from '../../src/fake-provider/server.ts';
 import { validate } from '../../src/messages/validate.ts';
 import { postgresStore } from '../../src/stores/postgres/index.ts';
-import { CHATFOLD_MAIN, cleanEnv, type ServeProcess, startServe } from '../web/serve-process.ts';
+import {
+  type ChatfoldProcess,
+  cleanEnv,
+  type ServeProcess,
+  startChatfoldProcess,
+  startServe,
+} from '../web/serve-process.ts';
 
 // Issue 13, "Tests and numbers": several `chatfold serve` and `chatfold worker` processes on one
 // PostgreSQL, many concurrent sessions through the HTTP API against the fake provider, whose
@@ -41,49 +46,17 @@ interface SeenRequest {
   readonly problems: number;
 }
 
-/** A `chatfold worker` child process. */
-interface WorkerProcess {
-  readonly child: ChildProcess;
+/** A `chatfold worker` child process and the API key it sends with. */
+interface WorkerProcess extends ChatfoldProcess {
   readonly key: string;
-  output(): string;
-  stop(): Promise<void>;
 }
 
-function startWorker(args: readonly string[], env: NodeJS.ProcessEnv, key: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CHATFOLD_MAIN, 'worker', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`chatfold worker did not start within 60 s:\n${output}`));
-    }, 60_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (!output.includes('Ctrl-C stops')) return;
-      clearTimeout(timer);
-      resolve({
-        child,
-        key,
-        output: () => output,
-        async stop() {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`chatfold worker exited with ${code} before starting:\n${output}`));
-    });
-  });
+async function startWorker(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  key: string,
+): Promise<WorkerProcess> {
+  return { ...(await startChatfoldProcess('worker', args, env)), key };
 }
 
 /** The session number in the first `[sN tM]` tag of a text. */

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHATFOLD_MAIN, cleanEnv, startServe } from '../web/serve-process.ts';
+import { cleanEnv, runChatfoldProcess, startServe } from '../web/serve-process.ts';
 
 // Issue 13 from the command line: `chatfold worker` refuses a store other processes cannot
 // share, and `chatfold serve` on SQLite writes summaries in its own workers (off the turn) unless
@@ -11,24 +10,6 @@ import { CHATFOLD_MAIN, cleanEnv, startServe } from '../web/serve-process.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'chatfold-worker-cli-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-function runWorker(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHATFOLD_MAIN, 'worker', ...args], {
-      env: cleanEnv(home),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
 
 /** Runs turns in one new session; returns the event names of every turn's stream. */
 async function runTurns(url: string, count: number): Promise<{ id: string; events: string[][] }> {
@@ -51,7 +32,7 @@ async function runTurns(url: string, count: number): Promise<{ id: string; event
 
 describe('chatfold worker and serve --no-workers (issue 13)', () => {
   it('chatfold worker refuses a SQLite store: only a PostgreSQL queue is shared between processes', async () => {
-    const result = await runWorker(['--store', join(home, 'local.db')]);
+    const result = await runChatfoldProcess('worker', ['--store', join(home, 'local.db')], cleanEnv(home));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /chatfold worker needs a store that several processes share: --store postgres:\/\//,

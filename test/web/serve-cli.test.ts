@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProvider } from '../../src/fake-provider/index.ts';
 import type { HistoryPage, ServerInfo, WireSession } from '../../src/web/api-types.ts';
-import { cleanEnv, runServe, type ServeProcess, startServe } from './serve-process.ts';
+import { cleanEnv, runChatfoldProcess, type ServeProcess, startServe } from './serve-process.ts';
 
 const TOKEN = 'serve-cli-token-0123456789';
 let home: string;
@@ -32,13 +32,18 @@ const fakeModelArgs = (): string[] => [
 describe('chatfold serve (CLI-4, WEB-8)', () => {
   it('refuses a non-loopback host without a token, or with a short one', async () => {
     const env = cleanEnv(home);
-    const open = await runServe(['--host', '0.0.0.0', '--port', '0', '--fake-provider'], env);
+    const open = await runChatfoldProcess(
+      'serve',
+      ['--host', '0.0.0.0', '--port', '0', '--fake-provider'],
+      env,
+    );
     expect(open.code).toBe(1);
     expect(open.stdout).not.toContain('listening');
     expect(open.stderr).toMatch(
       /refusing to serve on 0\.0\.0\.0 without an access token.*--token or set CHATFOLD_TOKEN/,
     );
-    const short = await runServe(
+    const short = await runChatfoldProcess(
+      'serve',
       ['--host', '0.0.0.0', '--port', '0', '--fake-provider', '--token', 'abc'],
       env,
     );
@@ -47,7 +52,7 @@ describe('chatfold serve (CLI-4, WEB-8)', () => {
   });
 
   it('says what to do when there is no model and no key', async () => {
-    const result = await runServe(['--port', '0'], cleanEnv(home));
+    const result = await runChatfoldProcess('serve', ['--port', '0'], cleanEnv(home));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no model to chat with: set OPENAI_API_KEY.*--fake-provider/);
   });

@@ -1,17 +1,14 @@
-// Runs `chatfold serve` as a child process (black-box, CLI-4) and waits for the URL it prints.
+// Runs `chatfold serve` and `chatfold worker` as child processes (black-box, CLI-4): to completion, or until
+// their start-up banner (serve: the URL it prints).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The CLI entry point, run by Node directly (the client it serves is the built one in dist/web/client). */
 export const CHATFOLD_MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
-/** A running `chatfold serve`. */
-export interface ServeProcess {
+/** A running `chatfold serve`; stopping it closes its store. */
+export interface ServeProcess extends ChatfoldProcess {
   readonly url: string;
-  readonly child: ChildProcess;
-  output(): string;
-  /** SIGTERM, then wait for the exit (the server closes its store). */
-  stop(): Promise<void>;
 }
 
 /** The environment without provider keys or a token, with data folders under `home`. */
@@ -24,13 +21,18 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Node
   return { ...env, HOME: home, XDG_DATA_HOME: `${home}/data`, XDG_CONFIG_HOME: `${home}/config`, ...extra };
 }
 
-/** Runs `chatfold serve …` to completion (for start-up failures); never rejects. */
-export function runServe(
+/**
+ * Runs `chatfold <command> …` to completion (for start-up failures); never rejects. A process
+ * that does start (its banner ends with "Ctrl-C stops") is stopped: the caller only wanted the
+ * start-up result.
+ */
+export function runChatfoldProcess(
+  command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHATFOLD_MAIN, 'serve', ...args], {
+    const child = spawn(process.execPath, [CHATFOLD_MAIN, command, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -38,8 +40,7 @@ export function runServe(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      // A server that did start is stopped: the caller only wanted the start-up result.
-      if (stdout.includes('listening on')) child.kill('SIGTERM');
+      if (stdout.includes('Ctrl-C stops')) child.kill('SIGTERM');
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -52,9 +53,24 @@ export function runServe(
   });
 }
 
-/** Starts `chatfold serve --port 0 …` and resolves once it listens. */
-export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CHATFOLD_MAIN, 'serve', '--port', '0', ...args], {
+/** A running `chatfold <command>` child process. */
+export interface ChatfoldProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `chatfold <command> …` and resolves once its start-up banner is printed (it ends with
+ * "Ctrl-C stops"); rejects when it exits first or takes over 60 s.
+ */
+export function startChatfoldProcess(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<ChatfoldProcess> {
+  const child = spawn(process.execPath, [CHATFOLD_MAIN, command, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,20 +79,17 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Pro
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`chatfold serve did not start within 60 s:\n${output}`));
+      reject(new Error(`chatfold ${command} did not start within 60 s:\n${output}`));
     }, 60_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+?)\/?\s/.exec(output);
-      // The banner ends with "Ctrl-C stops": everything before it is printed.
-      if (match?.[1] === undefined || !output.includes('Ctrl-C stops')) return;
+      if (!output.includes('Ctrl-C stops')) return;
       clearTimeout(timer);
       resolve({
-        url: match[1],
         child,
         output: () => output,
         async stop() {
-          if (child.exitCode === null) child.kill('SIGTERM');
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
           await exited;
         },
       });
@@ -87,7 +100,18 @@ export function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Pro
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`chatfold serve exited with ${code} before listening:\n${output}`));
+      reject(new Error(`chatfold ${command} exited with ${code} before starting:\n${output}`));
     });
   });
+}
+
+/** Starts `chatfold serve --port 0 …` and resolves once it listens. */
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const started = await startChatfoldProcess('serve', ['--port', '0', ...args], env);
+  const url = /listening on (http:\/\/\S+?)\/?\s/.exec(started.output())?.[1];
+  if (url === undefined) {
+    await started.stop();
+    throw new Error(`chatfold serve printed no URL:\n${started.output()}`);
+  }
+  return { ...started, url };
 }
