@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { queueEventLog } from '../../test/background/queue-event-log.ts';
+import { concurrencyProbe, queueEventLog } from '../../test/background/queue-event-log.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { createInProcessQueue } from './in-process-queue.ts';
 import type { CompactionJob } from './types.ts';
@@ -54,20 +54,11 @@ describe('createInProcessQueue', () => {
   it('runs at most `concurrency` handlers at once and hands every job to one of them', async () => {
     const log = queueEventLog();
     const queue = createInProcessQueue({ onEvent: log.onEvent });
-    let running = 0;
-    let most = 0;
-    const stop = await queue.work(
-      async () => {
-        running += 1;
-        most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        running -= 1;
-      },
-      { concurrency: 3 },
-    );
+    const probe = concurrencyProbe(2);
+    const stop = await queue.work(() => probe.handler(), { concurrency: 3 });
     for (let index = 0; index < 10; index += 1) await queue.enqueue(job(`s${index}`));
     await log.until(() => log.events.filter((event) => event.type === 'job-end').length === 10);
-    expect(most).toBe(3);
+    expect(probe.most).toBe(3);
     expect(new Set(log.events.filter((e) => e.type === 'job-start').map((e) => e.job.sessionId)).size).toBe(
       10,
     );

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueEventLog } from '../../test/background/queue-event-log.ts';
+import { concurrencyProbe, queueEventLog } from '../../test/background/queue-event-log.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { PG_BOSS_QUEUE_DEFAULTS, type PgBossQueueOptions, pgBossQueue } from './pg-boss-queue.ts';
 import type { CompactionJob } from './types.ts';
@@ -111,19 +111,10 @@ describe.skipIf(DATABASE_URL === undefined)(
       const log = queueEventLog();
       const queue = open({ onEvent: log.onEvent });
       for (let index = 0; index < 6; index += 1) await queue.enqueue(job(`c${index}`));
-      let running = 0;
-      let most = 0;
-      const stop = await queue.work(
-        async () => {
-          running += 1;
-          most = Math.max(most, running);
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          running -= 1;
-        },
-        { concurrency: 2 },
-      );
+      const probe = concurrencyProbe(200);
+      const stop = await queue.work(() => probe.handler(), { concurrency: 2 });
       await log.until(() => log.events.filter((event) => event.type === 'job-end').length === 6);
-      expect(most).toBeLessThanOrEqual(2);
+      expect(probe.most).toBeLessThanOrEqual(2);
       expect(new Set(log.events.filter((e) => e.type === 'job-end').map((e) => e.job.sessionId)).size).toBe(
         6,
       );

@@ -22,3 +22,23 @@ export function queueEventLog() {
     },
   };
 }
+
+/**
+ * A job handler that takes `ms` per job and records how many ran at once: `most` is the
+ * highest number of handlers that overlapped (the `concurrency` checks of both queues).
+ */
+export function concurrencyProbe(ms: number) {
+  let running = 0;
+  let most = 0;
+  return {
+    get most() {
+      return most;
+    },
+    async handler(): Promise<void> {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      running -= 1;
+    },
+  };
+}
