@@ -50,6 +50,16 @@ describe('chatfold fake-provider', () => {
     expect(stdout).toContain(`OpenAI     baseURL ${url}/v1`);
     expect(stdout).toContain(`Anthropic  baseURL ${url}`);
     expect(stdout).toContain('context limit: 20 tokens');
+    // The local-server tokenize endpoints it lists answer at that URL.
+    expect(stdout).toContain(`llama.cpp  ${url}  (POST /tokenize, /apply-template`);
+    expect(stdout).toContain(`vLLM       ${url}  (POST /tokenize`);
+    const tokenized = await fetch(`${url}/tokenize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'hello world' }),
+    });
+    expect(tokenized.status).toBe(200);
+    expect(((await tokenized.json()) as { tokens: unknown[] }).tokens.length).toBeGreaterThan(0);
     const openai = new OpenAI({ apiKey: 'sk-fake', baseURL: `${url}/v1`, maxRetries: 0 });
     const short = await openai.chat.completions.create({
       model: 'gpt-4o',
