@@ -22,6 +22,8 @@ function counterWith(extra: { timeoutMs?: number; onFallback?: (f: CountFallback
     model: 'claude-sonnet-4-5',
     apiKey: 'test-key',
     baseURL: server.url,
+    // Counts that must succeed get a timeout no loaded machine reaches; the timeout test sets its own.
+    timeoutMs: 60_000,
     ...extra,
   });
 }
@@ -97,15 +99,24 @@ describe('Anthropic count_tokens through @anthropic-ai/sdk over HTTP (TOK-4)', (
     expect(fallbacks[0]?.error).toBeInstanceOf(Anthropic.APIError);
   });
 
-  it('falls back when the endpoint is slower than the timeout, then counts exactly once it recovers', async () => {
-    // An answer 60 s away: if the timeout did not cut the request, the test itself would time out.
-    server.configure({ latencyMs: 60_000, countTokens: () => 7 });
+  // No race against the clock: the endpoint below never answers while the test runs, so only the
+  // counter's timeout can end the count; recovery is shown after a failure, not after a timeout.
+  it('falls back when the endpoint does not answer within the timeout', async () => {
+    server.configure({ latencyMs: 600_000, countTokens: () => 7 });
     const fallbacks: CountFallback[] = [];
     const counter = await counterWith({ timeoutMs: 50, onFallback: (f) => fallbacks.push(f) });
     expect((await counter.countExact?.(messages))?.accuracy).toBe('calibrated');
     expect(fallbacks.map((f) => f.reason)).toEqual(['timed out after 50 ms']);
-    server.configure({ latencyMs: 0 });
+  });
+
+  it('does not remember a fallback: once the endpoint recovers the next count is exact', async () => {
+    server.configure({ failures: [{ status: 529, message: 'overloaded' }], countTokens: () => 7 });
+    const fallbacks: CountFallback[] = [];
+    const counter = await counterWith({ onFallback: (f) => fallbacks.push(f) });
+    expect((await counter.countExact?.(messages))?.accuracy).toBe('calibrated');
     expect(await counter.countExact?.(messages)).toMatchObject({ total: 7, accuracy: 'exact' });
+    expect(fallbacks).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('a request the API rejects (no messages besides the system prompt) falls back with its message', async () => {

@@ -24,6 +24,8 @@ function counterWith(extra: { timeoutMs?: number; onFallback?: (f: CountFallback
     model: 'gemini-2.5-pro',
     apiKey: 'g-key',
     baseURL: server.url,
+    // Counts that must succeed get a timeout no loaded machine reaches; the timeout test sets its own.
+    timeoutMs: 60_000,
     ...extra,
   });
 }
