@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceEntryPoints } from '../../scripts/subpaths.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const dir = join(root, 'node_modules/.cache/chatfold-readme-code');
@@ -49,18 +50,14 @@ function typescriptBlocks(markdown: string): CodeBlock[] {
   return blocks;
 }
 
-/** `chatfold` and `chatfold/x` → the source file behind each `exports` entry's types. */
-function sourcePaths(): Record<string, string[]> {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const paths: Record<string, string[]> = {};
-  for (const [key, value] of Object.entries(pkg.exports as Record<string, unknown>)) {
-    const types = (value as { types?: string }).types;
-    if (types === undefined) continue;
-    const source = join(root, types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'));
-    paths[key === '.' ? 'chatfold' : `chatfold/${key.slice(2)}`] = [source];
-  }
-  return paths;
-}
+/** `chatfold` and `chatfold/x` → the source file behind each `exports` entry (scripts/subpaths.ts). */
+const sourcePaths = (): Record<string, string[]> =>
+  Object.fromEntries(
+    Object.entries(sourceEntryPoints(new URL('../../', import.meta.url))).map(([name, file]) => [
+      name,
+      [join(root, file)],
+    ]),
+  );
 
 interface Diagnostic {
   readonly file: string;
