@@ -12,6 +12,10 @@ export const WORKSPACE_LIMITS = Object.freeze({
   searchFileBytes: 2_000_000,
   /** `write_file` / `edit_file`: largest content accepted (characters). */
   writeChars: 2_000_000,
+  /** `edit_file`: larger files are refused before any byte is read (bytes; UTF-8 takes up to 3 per character). */
+  editFileBytes: 6_000_000,
+  /** `search`: bytes read in one call, over all files; the rest is reported as not searched. */
+  searchTotalBytes: 64_000_000,
 });
 
 /** Limits of the workspace tools; every field defaults to {@link WORKSPACE_LIMITS}. */

@@ -1,10 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { boundText, WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
-import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
+import { openFileInside, readPrefix } from './open-inside.ts';
+import { workspaceRefusal } from './workspace-refusal.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
+import { writeInside } from './write-inside.ts';
 
 const inputSchema = z.object({
   path: z.string().describe('File path relative to the workspace root'),
@@ -36,6 +37,7 @@ export function editFileTool(
   limits: WorkspaceLimits = {},
 ): AgentTool<EditFileInput> {
   const maxChars = limits.writeChars ?? WORKSPACE_LIMITS.writeChars;
+  const maxFileBytes = limits.editFileBytes ?? WORKSPACE_LIMITS.editFileBytes;
   return {
     description:
       'Replace one exact occurrence of old_string with new_string in a workspace file. old_string must match ' +
@@ -46,9 +48,21 @@ export function editFileTool(
       if (input.old_string === '') {
         return { output: 'Error: old_string is empty; use write_file to create a file', isError: true };
       }
-      const file = await existingPath(workspace, input.path, 'file');
-      if (isToolOutput(file)) return file;
-      const buffer = await readFile(file.real);
+      const file = await openFileInside(workspace, input.path);
+      let buffer: Buffer;
+      try {
+        // The size is checked on the open descriptor before anything is read (issue 24).
+        if (file.stats.size > maxFileBytes) {
+          throw workspaceRefusal(
+            'too-large',
+            file.relative,
+            `${file.relative} has ${file.stats.size.toLocaleString('en-US')} bytes; edit_file edits files up to ${maxFileBytes.toLocaleString('en-US')} bytes (use write_file to replace it whole)`,
+          );
+        }
+        buffer = await readPrefix(file, maxFileBytes);
+      } finally {
+        await file.handle.close();
+      }
       if (looksBinary(buffer)) return { output: `Error: ${file.relative} is a binary file`, isError: true };
       const text = buffer.toString('utf8');
       const count = countOccurrences(text, input.old_string);
@@ -72,7 +86,7 @@ export function editFileTool(
           isError: true,
         };
       }
-      await writeFile(file.real, updated, 'utf8');
+      await writeInside(workspace, file.relative, updated);
       const lines = (updated.endsWith('\n') ? updated.slice(0, -1) : updated).split('\n');
       const first = text.slice(0, at).split('\n').length - 1;
       const last = first + input.new_string.split('\n').length - 1;

@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
-import { existingPath, isToolOutput } from './existing-path.ts';
+import { type OpenedFolder, openFolderInside } from './open-inside.ts';
 import { walkFolder } from './walk-folder.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
@@ -37,22 +37,26 @@ export function listDirectoryTool(
     inputSchema,
     pathOf: (input) => input.path ?? '.',
     async execute(input, { signal }) {
-      const folder = await existingPath(workspace, input.path ?? '.', 'folder');
-      if (isToolOutput(folder)) return folder;
+      const folder = await openFolderInside(workspace, input.path ?? '.');
       const matches =
         input.pattern === undefined || input.pattern === ''
           ? () => true
           : picomatch(input.pattern, { dot: true });
       const entries: string[] = [];
       let total = 0;
-      for await (const { relative, absolute, entry } of walkFolder(folder.real, {
-        recursive: input.recursive === true,
-        signal,
-      })) {
-        const shown = entry.isDirectory() ? `${relative}/` : relative;
-        if (!matches(relative) && !(entry.isDirectory() && matches(shown))) continue;
-        total++;
-        if (entries.length < maxEntries) entries.push(await describe(absolute, entry, shown));
+      try {
+        for await (const { relative, entry, parent } of walkFolder(folder, {
+          recursive: input.recursive === true,
+          signal,
+          root: workspace.root,
+        })) {
+          const shown = entry.isDirectory() ? `${relative}/` : relative;
+          if (!matches(relative) && !(entry.isDirectory() && matches(shown))) continue;
+          total++;
+          if (entries.length < maxEntries) entries.push(await describe(parent, entry, shown));
+        }
+      } finally {
+        await folder.close();
       }
       const header = `${folder.relative === '.' ? 'workspace root' : `${folder.relative}/`}: ${total.toLocaleString('en-US')} ${total === 1 ? 'entry' : 'entries'}${input.pattern ? ` matching ${input.pattern}` : ''}`;
       const lines = [...entries];
@@ -66,11 +70,12 @@ export function listDirectoryTool(
   };
 }
 
-async function describe(absolute: string, item: Dirent, shown: string): Promise<string> {
+/** One listing line; sizes and link targets are read through the opened parent, never following a link. */
+async function describe(parent: OpenedFolder, item: Dirent, shown: string): Promise<string> {
   try {
-    if (item.isSymbolicLink()) return `${shown} -> ${await readlink(absolute)}`;
+    if (item.isSymbolicLink()) return `${shown} -> ${await readlink(parent.child(item.name))}`;
     if (item.isDirectory()) return shown;
-    const { size } = await lstat(absolute);
+    const { size } = await lstat(parent.child(item.name));
     return `${shown}  (${size.toLocaleString('en-US')} bytes)`;
   } catch {
     return shown;

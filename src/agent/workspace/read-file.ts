@@ -1,9 +1,8 @@
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { boundText, WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
-import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
+import { openFileInside, readPrefix } from './open-inside.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
 const inputSchema = z.object({
@@ -35,26 +34,21 @@ export function readFileTool(
     inputSchema,
     pathOf: (input) => input.path,
     async execute(input) {
-      const file = await existingPath(workspace, input.path, 'file');
-      if (isToolOutput(file)) return file;
+      const file = await openFileInside(workspace, input.path);
       const info = file.stats;
-      if (info.size > MAX_RANGE_READ_BYTES && (input.offset !== undefined || input.limit !== undefined)) {
-        return {
-          output: `Error: ${file.relative} has ${info.size.toLocaleString('en-US')} bytes; line ranges are read from files up to ${MAX_RANGE_READ_BYTES.toLocaleString('en-US')} bytes (use search to find lines)`,
-          isError: true,
-        };
-      }
-      // Never load more than needed: a cap's worth of bytes for a plain read of a huge file.
-      const byteCap = input.offset === undefined && input.limit === undefined ? maxChars * 4 + 1 : info.size;
-      const handle = await open(file.real, 'r');
       let buffer: Buffer;
       try {
-        const size = Math.min(info.size, Math.max(byteCap, 0));
-        buffer = Buffer.alloc(size);
-        const { bytesRead } = await handle.read(buffer, 0, size, 0);
-        buffer = buffer.subarray(0, bytesRead);
+        if (info.size > MAX_RANGE_READ_BYTES && (input.offset !== undefined || input.limit !== undefined)) {
+          return {
+            output: `Error: ${file.relative} has ${info.size.toLocaleString('en-US')} bytes; line ranges are read from files up to ${MAX_RANGE_READ_BYTES.toLocaleString('en-US')} bytes (use search to find lines)`,
+            isError: true,
+          };
+        }
+        // Never load more than needed: a cap's worth of bytes for a plain read of a huge file.
+        const whole = input.offset === undefined && input.limit === undefined;
+        buffer = await readPrefix(file, whole ? maxChars * 4 + 1 : info.size);
       } finally {
-        await handle.close();
+        await file.handle.close();
       }
       if (looksBinary(buffer)) {
         return {

@@ -1,15 +1,24 @@
-import { readFile, stat } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
+import type { AgentTool, AgentToolOutput } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
-import { existingPath, isToolOutput } from './existing-path.ts';
 import { looksBinary } from './looks-binary.ts';
+import { type OpenedFile, openChildFile, openInside, readPrefix } from './open-inside.ts';
 import { walkFolder } from './walk-folder.ts';
+import { refusalOutput, workspaceRefusal } from './workspace-refusal.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 
+/** Longest pattern accepted (characters). */
+const MAX_PATTERN_CHARS = 1000;
+
 const inputSchema = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
+  pattern: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN_CHARS)
+    .describe('Regular expression (RE2 syntax: no lookaround or backreferences) searched line by line'),
   path: z.string().optional().describe('File or folder to search, relative to the root; default "."'),
   glob: z
     .string()
@@ -24,6 +33,35 @@ export type SearchInput = z.infer<typeof inputSchema>;
 /** Lines longer than this are tested on their first this-many characters only (bounds regex time). */
 const MAX_TESTED_LINE = 10_000;
 
+/** Characters matched between two yields to the event loop: a search never holds `serve` for long. */
+const CHARS_PER_TURN = 256 * 1024;
+
+/**
+ * Compiles the model's pattern for RE2's linear-time engine (issue 24): no backtracking, so
+ * `(a+)+$` costs what any pattern costs. JavaScript-only syntax (lookaround, backreferences) is
+ * refused with the typed error rather than run on a backtracking engine.
+ */
+function compilePattern(pattern: string, ignoreCase: boolean, root: string): RE2JS | AgentToolOutput {
+  try {
+    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    try {
+      new RegExp(pattern);
+    } catch {
+      return { output: `Error: pattern is not a valid regular expression (${why})`, isError: true };
+    }
+    return refusalOutput(
+      workspaceRefusal(
+        'unsupported-pattern',
+        '.',
+        `pattern uses syntax the linear-time search engine does not run (${why}); rewrite it without lookaround or backreferences`,
+      ),
+      { root, relative: '.' },
+    );
+  }
+}
+
 /**
  * `search` (AG-2): a regular expression over the workspace's text files, line by line, printed
  * as `path:line: text`. Bounded: matches, characters per line, file size; binary files, `.git`
@@ -33,57 +71,78 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
   const maxMatches = limits.searchMatches ?? WORKSPACE_LIMITS.searchMatches;
   const lineChars = limits.searchLineChars ?? WORKSPACE_LIMITS.searchLineChars;
   const maxBytes = limits.searchFileBytes ?? WORKSPACE_LIMITS.searchFileBytes;
+  const maxTotalBytes = limits.searchTotalBytes ?? WORKSPACE_LIMITS.searchTotalBytes;
   return {
     description:
-      'Search the workspace files for a regular expression (JavaScript syntax), line by line. Returns ' +
+      'Search the workspace files for a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences), line by line. Returns ' +
       '"path:line: text" for each match. Optional path (file or folder), glob file filter, ignoreCase.',
     inputSchema,
     pathOf: (input) => input.path ?? '.',
     async execute(input, { signal }) {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(input.pattern, input.ignoreCase === true ? 'i' : '');
-      } catch (error) {
-        return {
-          output: `Error: pattern is not a valid regular expression (${error instanceof Error ? error.message : String(error)})`,
-          isError: true,
-        };
-      }
-      const start = await existingPath(workspace, input.path ?? '.', 'any');
-      if (isToolOutput(start)) return start;
+      const regex = compilePattern(input.pattern, input.ignoreCase === true, workspace.root);
+      if (!(regex instanceof RE2JS)) return regex;
+      const opened = await openInside(workspace, input.path ?? '.', 'any');
       const matchesGlob = input.glob ? picomatch(input.glob, { dot: true }) : () => true;
       const found: string[] = [];
       let total = 0;
       let skipped = 0;
-      const prefix = start.relative === '.' ? '' : `${start.relative}/`;
-      const searchFile = async (absolute: string, shown: string): Promise<void> => {
-        const info = await stat(absolute);
-        if (info.size > maxBytes) {
-          skipped++;
-          return;
-        }
-        const buffer = await readFile(absolute);
-        if (looksBinary(buffer)) return;
-        const lines = buffer.toString('utf8').split('\n');
-        for (let i = 0; i < lines.length; i++) {
-          const line = lines[i] as string;
-          if (!regex.test(line.length > MAX_TESTED_LINE ? line.slice(0, MAX_TESTED_LINE) : line)) continue;
-          total++;
-          if (found.length < maxMatches) {
-            const text = line.length > lineChars ? `${line.slice(0, lineChars)}…` : line;
-            found.push(`${shown}:${i + 1}: ${text}`);
+      let budgetLeft = maxTotalBytes;
+      let overBudget = 0;
+      let charsSinceTurn = 0;
+      // Reads and matches one opened file, then closes it; yields between chunks of lines.
+      const searchFile = async (file: OpenedFile, shown: string): Promise<void> => {
+        try {
+          if (file.stats.size > maxBytes) {
+            skipped++;
+            return;
           }
+          if (file.stats.size > budgetLeft) {
+            overBudget++;
+            return;
+          }
+          budgetLeft -= file.stats.size;
+          const buffer = await readPrefix(file, maxBytes);
+          if (looksBinary(buffer)) return;
+          const lines = buffer.toString('utf8').split('\n');
+          for (let i = 0; i < lines.length; i++) {
+            const line = lines[i] as string;
+            const tested = line.length > MAX_TESTED_LINE ? line.slice(0, MAX_TESTED_LINE) : line;
+            charsSinceTurn += tested.length + 1;
+            if (charsSinceTurn >= CHARS_PER_TURN) {
+              charsSinceTurn = 0;
+              await nextTurn();
+              signal.throwIfAborted();
+            }
+            if (!regex.test(tested)) continue;
+            total++;
+            if (found.length < maxMatches) {
+              const text = line.length > lineChars ? `${line.slice(0, lineChars)}…` : line;
+              found.push(`${shown}:${i + 1}: ${text}`);
+            }
+          }
+        } finally {
+          await file.handle.close();
         }
       };
-      if (start.stats.isDirectory()) {
-        for await (const { relative, absolute, entry } of walkFolder(start.real, {
-          recursive: true,
-          signal,
-        })) {
-          if (entry.isFile() && matchesGlob(relative)) await searchFile(absolute, prefix + relative);
+      if (opened.type === 'folder') {
+        const { folder } = opened;
+        const prefix = folder.relative === '.' ? '' : `${folder.relative}/`;
+        try {
+          for await (const { relative, entry, parent } of walkFolder(folder, {
+            recursive: true,
+            signal,
+            root: workspace.root,
+          })) {
+            if (!entry.isFile() || !matchesGlob(relative)) continue;
+            // Opened through its folder without following a link; a FIFO or device is skipped.
+            const file = await openChildFile(parent, entry.name, workspace.root);
+            if (file !== undefined) await searchFile(file, prefix + relative);
+          }
+        } finally {
+          await folder.close();
         }
       } else {
-        await searchFile(start.real, start.relative);
+        await searchFile(opened, opened.relative);
       }
       const lines = [
         `${total.toLocaleString('en-US')} ${total === 1 ? 'match' : 'matches'} for /${input.pattern}/${input.ignoreCase ? 'i' : ''}`,
@@ -96,6 +155,10 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
       }
       if (skipped > 0)
         lines.push(`(${skipped} files over ${maxBytes.toLocaleString('en-US')} bytes not searched)`);
+      if (overBudget > 0)
+        lines.push(
+          `(${overBudget} files not searched: one search reads at most ${maxTotalBytes.toLocaleString('en-US')} bytes; narrow with path or glob)`,
+        );
       return { output: lines.join('\n'), truncated: total > found.length };
     },
   };

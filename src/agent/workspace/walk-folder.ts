@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import path from 'node:path';
+import { type OpenedFolder, openChildFolder } from './open-inside.ts';
 
 /** Folders a recursive walk never enters (also the supersede mapping's base filter of `list_directory`). */
 export const SKIPPED_FOLDERS: readonly string[] = ['.git', 'node_modules'];
@@ -9,34 +9,46 @@ export const SKIPPED_FOLDERS: readonly string[] = ['.git', 'node_modules'];
 export interface FolderEntry {
   /** `/`-separated, relative to the folder walked. */
   readonly relative: string;
-  readonly absolute: string;
+  /** The entry's name and its kind when listed (a link is a link: never followed). */
   readonly entry: Dirent;
+  /** The opened folder it is in; open the entry through it, and only before the walk moves on. */
+  readonly parent: OpenedFolder;
 }
 
 /**
- * The entries of a folder in name order, depth first when `recursive`: never through a symlink
- * (it is listed, not entered), never into {@link SKIPPED_FOLDERS}; an unreadable subfolder is
- * listed and skipped. Checks `signal` before each folder.
+ * The entries of an opened folder in name order, depth first when `recursive` (issue 24): each
+ * subfolder is opened through its opened parent without following a symbolic link (a link is
+ * listed, never entered), never {@link SKIPPED_FOLDERS}; an unreadable subfolder, or one swapped
+ * for something else mid-walk, is listed and skipped. Checks `signal` before each folder.
  */
 export async function* walkFolder(
-  folder: string,
-  { recursive, signal }: { readonly recursive: boolean; readonly signal: AbortSignal },
+  folder: OpenedFolder,
+  {
+    recursive,
+    signal,
+    root,
+  }: { readonly recursive: boolean; readonly signal: AbortSignal; readonly root: string },
   prefix = '',
 ): AsyncGenerator<FolderEntry> {
   signal.throwIfAborted();
   let entries: Dirent[];
   try {
-    entries = await readdir(folder, { withFileTypes: true });
+    entries = await readdir(folder.path, { withFileTypes: true });
   } catch {
     return;
   }
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     const relative = prefix + entry.name;
-    const absolute = path.join(folder, entry.name);
-    yield { relative, absolute, entry };
+    yield { relative, entry, parent: folder };
     if (recursive && entry.isDirectory() && !SKIPPED_FOLDERS.includes(entry.name)) {
-      yield* walkFolder(absolute, { recursive, signal }, `${relative}/`);
+      const child = await openChildFolder(folder, entry.name, root);
+      if (child === undefined) continue;
+      try {
+        yield* walkFolder(child, { recursive, signal, root }, `${relative}/`);
+      } finally {
+        await child.close();
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { refusalOfErrno, workspaceRefusal } from './workspace-refusal.ts';
 
 /** A path inside the workspace, checked (AG-2). */
 export interface WorkspacePath {
@@ -25,14 +26,19 @@ export interface WorkspaceRoot {
   resolve(requested: unknown): Promise<WorkspacePath>;
 }
 
-const refuse = (requested: string, why: string): ChatfoldError =>
-  new ChatfoldError(
-    'E_WORKSPACE_PATH',
+const refuse = (
+  requested: string,
+  why: string,
+  reason: 'not-relative' | 'outside-root' = 'not-relative',
+): ChatfoldError =>
+  workspaceRefusal(
+    reason,
+    requested,
     `path ${JSON.stringify(requested)} refused: ${why}; use a path relative to the workspace root, without ".."`,
-    { path: requested },
   );
 
-const isInside = (root: string, candidate: string): boolean =>
+/** True when `candidate` (a real path) is `root` or under it. */
+export const isInside = (root: string, candidate: string): boolean =>
   candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
 const isMissing = (error: unknown): boolean =>
@@ -42,7 +48,7 @@ const isMissing = (error: unknown): boolean =>
 
 /** Follows a chain of symlinks whose end does not exist yet, so a dangling link cannot aim outside. */
 async function realTarget(absolute: string, hops = 0): Promise<string> {
-  if (hops > 40) throw new Error('too many levels of symbolic links');
+  if (hops > 40) throw Object.assign(new Error('too many levels of symbolic links'), { code: 'ELOOP' });
   try {
     return await realpath(absolute);
   } catch (error) {
@@ -89,7 +95,7 @@ export async function openWorkspaceRoot(directory: string): Promise<WorkspaceRoo
         throw new ChatfoldError(
           'E_WORKSPACE_PATH',
           `path: expected a string relative to the workspace root, received ${requested === null ? 'null' : typeof requested}`,
-          { path: requested },
+          { path: requested, reason: 'not-relative' },
         );
       }
       const given = requested.trim() === '' ? '.' : requested;
@@ -99,19 +105,24 @@ export async function openWorkspaceRoot(directory: string): Promise<WorkspaceRoo
       }
       if (given.split(/[\\/]+/).includes('..')) throw refuse(requested, '".." is not allowed');
       const absolute = path.resolve(root, given);
-      if (!isInside(root, absolute)) throw refuse(requested, 'it is outside the workspace');
-      const real = await realTarget(absolute);
+      if (!isInside(root, absolute)) throw refuse(requested, 'it is outside the workspace', 'outside-root');
+      const relative = path.relative(root, absolute).split(path.sep).join('/') || '.';
+      let real: string;
+      try {
+        real = await realTarget(absolute);
+      } catch (error) {
+        throw refusalOfErrno(error, relative);
+      }
       if (!isInside(root, real)) {
-        throw refuse(requested, 'a symbolic link leads outside the workspace');
+        throw refuse(requested, 'a symbolic link leads outside the workspace', 'outside-root');
       }
       let exists = true;
       try {
         await lstat(real);
       } catch (error) {
-        if (!isMissing(error)) throw error;
+        if (!isMissing(error)) throw refusalOfErrno(error, relative);
         exists = false;
       }
-      const relative = path.relative(root, absolute).split(path.sep).join('/') || '.';
       return { relative, real, exists };
     },
   };

@@ -4,6 +4,7 @@ import { editFileTool } from './edit-file.ts';
 import { listDirectoryTool } from './list-directory.ts';
 import { readFileTool } from './read-file.ts';
 import { searchTool } from './search.ts';
+import { refusalOutput, scrubRoot } from './workspace-refusal.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
 import { writeFileTool } from './write-file.ts';
 
@@ -50,5 +51,29 @@ export function workspaceTools(
   workspace: WorkspaceRoot,
   { names = WORKSPACE_TOOL_NAMES, limits = {} }: WorkspaceToolsOptions = {},
 ): Record<string, AgentTool<unknown>> {
-  return Object.fromEntries(names.map((name) => [name, FACTORIES[name](workspace, limits)]));
+  return Object.fromEntries(
+    names.map((name) => [name, withTypedRefusals(FACTORIES[name](workspace, limits), workspace.root)]),
+  );
+}
+
+/**
+ * Every failure of a workspace tool reaches the model as one error result (issue 24): a refusal
+ * as `Error: … (E_WORKSPACE_PATH: <reason>)`, a file-system error by its errno code with the path
+ * the model gave; never the host's absolute paths. An abort still throws, so the run loop reports it.
+ */
+function withTypedRefusals(tool: AgentTool<unknown>, root: string): AgentTool<unknown> {
+  return {
+    ...tool,
+    async execute(input, options) {
+      try {
+        const result = await tool.execute(input, options);
+        if (typeof result === 'string' || result.isError !== true) return result;
+        return { ...result, output: scrubRoot(result.output, root) };
+      } catch (error) {
+        if (options.signal.aborted) throw error;
+        const given = tool.pathOf?.(input);
+        return refusalOutput(error, { root, relative: typeof given === 'string' ? given : '.' });
+      }
+    },
+  };
 }

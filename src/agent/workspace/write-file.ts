@@ -1,9 +1,8 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import type { AgentTool } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
 import type { WorkspaceRoot } from './workspace-root.ts';
+import { writeInside } from './write-inside.ts';
 
 const inputSchema = z.object({
   path: z.string().describe('File path relative to the workspace root; missing folders are created'),
@@ -38,15 +37,10 @@ export function writeFileTool(
           isError: true,
         };
       }
-      const file = await workspace.resolve(input.path);
-      if (file.exists && (await stat(file.real)).isDirectory()) {
-        return { output: `Error: ${file.relative} is a directory`, isError: true };
-      }
-      await mkdir(path.dirname(file.real), { recursive: true });
-      await writeFile(file.real, input.content, 'utf8');
+      const file = await writeInside(workspace, input.path, input.content);
       const bytes = Buffer.byteLength(input.content, 'utf8');
       return {
-        output: `${file.exists ? 'Overwrote' : 'Created'} ${file.relative} (${lineCount(input.content)} lines, ${bytes.toLocaleString('en-US')} bytes)`,
+        output: `${file.created ? 'Created' : 'Overwrote'} ${file.relative} (${lineCount(input.content)} lines, ${bytes.toLocaleString('en-US')} bytes)`,
       };
     },
   };
