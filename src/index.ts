@@ -168,8 +168,19 @@ export { trimToTokens } from './strategies/trim.ts';
 export type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './strategies/types.ts';
 export type { FactLedger, Summarizer, SummarizerOutput, SummaryRequest } from './summarize/types.ts';
 // Token counting (TOK-*)
-export type { CalibratedCounter, ReportedUsage } from './tokens/calibrated-counter.ts';
-export { createCalibratedTokenCounter } from './tokens/calibrated-counter.ts';
+export type {
+  CalibratedCounter,
+  ReportedUsage,
+  UnderReport,
+  UnderReportReason,
+  UsageVerdict,
+} from './tokens/calibrated-counter.ts';
+export {
+  CALIBRATION_BOUNDS,
+  checkReportedUsage,
+  createCalibratedTokenCounter,
+  UNDER_REPORT_TOLERANCE,
+} from './tokens/calibrated-counter.ts';
 export type { CountTokensOptions } from './tokens/count-tokens.ts';
 export { countTokens } from './tokens/count-tokens.ts';
 export type { TokenCounterOptions, TokenizerId } from './tokens/create-token-counter.ts';

@@ -48,6 +48,7 @@ export type {
   ToolCallEvent,
   ToolResultEvent,
   UsageEvent,
+  UsageUnderReportedEvent,
 } from './types.ts';
 export type { WorkspaceLimits } from './workspace/bounded-output.ts';
 export { WORKSPACE_LIMITS } from './workspace/bounded-output.ts';

@@ -52,6 +52,13 @@ export function agentEventOf(event: SessionEvent): AgentEvent | undefined {
         fallback: String(record.fallback ?? 'extractive'),
         reason: String(record.reason ?? ''),
       };
+    case 'usage-under-reported':
+      return {
+        type: 'usage-under-reported',
+        reason: record.reason === 'tools-excluded' ? 'tools-excluded' : 'fresh-only',
+        reported: Number(record.reported),
+        estimate: Number(record.estimate),
+      };
     default:
       return undefined;
   }

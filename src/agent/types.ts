@@ -8,6 +8,7 @@ import type { CompactionHooks, CompactionPlan, CompactionReport } from '../compa
 import type { Message, MessageInput } from '../messages/types.ts';
 import type { ChatfoldOptions, Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
+import type { UnderReportReason } from '../tokens/calibrated-counter.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -83,6 +84,21 @@ export interface UsageEvent {
   /** `undefined` when the provider did not report it (never 0 for unknown). */
   readonly inputTokens: number | undefined;
   readonly outputTokens: number | undefined;
+}
+
+/**
+ * The provider reported fewer input tokens than chatfold counts for the same request, beyond
+ * the tolerance (a server that reuses its prompt cache and reports fresh tokens only, one that
+ * leaves the tool definitions out): the report was set aside and the session counts locally.
+ * Sent once per session, for the first such report.
+ */
+export interface UsageUnderReportedEvent {
+  readonly type: 'usage-under-reported';
+  readonly reason: UnderReportReason;
+  /** Input tokens the provider reported. */
+  readonly reported: number;
+  /** chatfold's own count of the same request (messages + tools + system). */
+  readonly estimate: number;
 }
 
 /** A compaction began (HK-3): a trigger fired, `/summarize` asked, or the prompt overflowed. */
@@ -187,6 +203,7 @@ export type AgentEvent =
   | ToolResultEvent
   | MessageEvent
   | UsageEvent
+  | UsageUnderReportedEvent
   | CompactionStartEvent
   | CompactionProgressEvent
   | CompactionEndEvent

@@ -1,6 +1,7 @@
 import type { ContextEvaluation } from '../policy/evaluate-context.ts';
 import { contextStatus } from '../policy/status.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import type { UnderReport } from '../tokens/calibrated-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import type { PendingPlan } from './pending-plan.ts';
 import type { SessionProjection } from './session-projection.ts';
@@ -21,7 +22,7 @@ export function sessionStatus({
 }: {
   sessionId: string;
   projection: SessionProjection;
-  counter: TokenCounter;
+  counter: TokenCounter & { readonly underReport?: UnderReport | undefined };
   evaluation: ContextEvaluation;
   options: ChatfoldOptions;
   compactions: number;
@@ -75,6 +76,7 @@ export function sessionStatus({
     text: `${plural(projection.lastSeq, 'message')} in history (${summarized.toLocaleString('en-US')} summarized)`,
     compactions,
     breakdown,
+    ...(counter.underReport === undefined ? {} : { underReport: counter.underReport }),
     ...(pending === undefined
       ? {}
       : {

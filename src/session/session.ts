@@ -136,7 +136,7 @@ export class ChatfoldSession implements Session {
   recordUsage(usage: SessionUsage): Promise<void> {
     return this.#queue.run(async () => {
       if (usage.inputTokens !== undefined && this.#previousPrompt.length > 0) {
-        this.#counter.recordUsage(
+        const verdict = this.#counter.recordUsage(
           this.#previousPrompt,
           {
             inputTokens: usage.inputTokens,
@@ -144,6 +144,10 @@ export class ChatfoldSession implements Session {
           },
           this.#previousTools === undefined ? {} : { tools: this.#previousTools },
         );
+        if (verdict.kind === 'under-report' && verdict.isFirst) {
+          const { kind: _kind, isFirst: _isFirst, ...underReport } = verdict;
+          this.#emit({ type: 'usage-under-reported', ...underReport });
+        }
       }
       if (usage.messageId !== undefined) {
         await this.#config.store.recordUsage(this.id, usage.messageId, {

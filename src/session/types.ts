@@ -9,6 +9,7 @@ import type {
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import type { ContextStatus } from '../policy/status.ts';
 import type { FullStore, Store, StoredMessage } from '../stores/types.ts';
+import type { UnderReport } from '../tokens/calibrated-counter.ts';
 
 /**
  * Options of {@link createChatfold}: the compaction settings every session shares (the same
@@ -140,6 +141,8 @@ export interface SessionStatus extends ContextStatus {
   readonly compactions: number;
   /** Where the window goes (WEB-2 gauge breakdown, `/context`), in tokens. */
   readonly breakdown: ContextBreakdown;
+  /** Set when the provider under-reports input tokens and the counts are chatfold's own. */
+  readonly underReport?: UnderReport;
   /** A background summary ready to apply when the trigger fires ("summary ready, will apply at 80 %"). */
   readonly pendingSummary?: {
     readonly createdAt: string;
@@ -168,6 +171,12 @@ export type SessionEvent =
   | { readonly type: 'summarizer-backoff'; readonly failures: number; readonly retryAfterMs: number }
   /** A context limit learned from an overflow error (RT-3). */
   | { readonly type: 'window-learned'; readonly window: number }
+  /**
+   * The provider reported fewer input tokens than chatfold counts by more than the tolerance
+   * (prefix-cache servers reporting fresh tokens only, tools left out): the session counts
+   * locally. Emitted once per session, for the first such report.
+   */
+  | ({ readonly type: 'usage-under-reported' } & UnderReport)
   /** A background write failed (learned window, session state); the call itself went on. */
   | { readonly type: 'store-error'; readonly operation: string; readonly error: unknown }
   /** This session passed the early threshold and queued a background compaction. */

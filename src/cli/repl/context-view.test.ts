@@ -83,6 +83,23 @@ describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
     );
   });
 
+  it('says when the server under-reports and the counts are chatfold’s own', () => {
+    const fresh = contextView(
+      status({ underReport: { reason: 'fresh-only', reported: 6, estimate: 172 }, tokens: 172 }),
+      { model: 'm' },
+    );
+    expect(fresh.at(-1)).toBe('  Note: server reports fresh tokens only; counting locally');
+    expect(fresh).toContain('  Tokens:   172 / 128,000 (0%)');
+    const tools = contextView(
+      status({ underReport: { reason: 'tools-excluded', reported: 6, estimate: 900 } }),
+      { model: 'm' },
+    );
+    expect(tools.at(-1)).toBe(
+      '  Note: server leaves the tool definitions out of its input tokens; counting locally',
+    );
+    expect(contextView(status({}), { model: 'm' }).some((line) => line.includes('Note:'))).toBe(false);
+  });
+
   it('says when there is no summary yet', () => {
     expect(contextView(status({}), { model: 'm' }).slice(1, 3)).toEqual([
       'Context Status',

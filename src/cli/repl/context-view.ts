@@ -1,4 +1,5 @@
 import type { SessionStatus } from '../../session/types.ts';
+import type { UnderReportReason } from '../../tokens/calibrated-counter.ts';
 
 /** Width of seed 004's trigger bars, in cells (one cell per 5 %). */
 const BAR_CELLS = 20;
@@ -32,6 +33,13 @@ const ACCURACY_NOTE: Readonly<Record<SessionStatus['accuracy'], string>> = {
   calibrated: 'calibrated (estimate corrected by the provider-reported usage)',
   approximate: 'approximate (no tokenizer for this model; characters / 4)',
 };
+
+/** Why the counts are chatfold's own although the provider reports usage. */
+export function underReportNote(reason: UnderReportReason): string {
+  return reason === 'fresh-only'
+    ? 'server reports fresh tokens only; counting locally'
+    : 'server leaves the tool definitions out of its input tokens; counting locally';
+}
 
 /** What `/context` shows besides seed 004's status. */
 export interface ContextViewOptions {
@@ -83,5 +91,6 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
     `  Message counts are exact; token counts are ${ACCURACY_NOTE[status.accuracy]}, tokenizer ${status.tokenizer}`,
     `  History: ${status.text}`,
   );
+  if (status.underReport !== undefined) lines.push(`  Note: ${underReportNote(status.underReport.reason)}`);
   return lines;
 }

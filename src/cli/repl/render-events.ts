@@ -1,4 +1,6 @@
 import type { AgentEvent, DoneEvent } from '../../agent/types.ts';
+import { plural } from '../plural.ts';
+import { underReportNote } from './context-view.ts';
 import { compactionLine, seconds } from './format-compaction.ts';
 import type { Terminal } from './terminal.ts';
 
@@ -81,6 +83,13 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           }
           break;
         }
+        case 'usage-under-reported':
+          noticeLine(
+            style.yellow(
+              `  ! ${underReportNote(event.reason)} (reported ${plural(event.reported, 'input token')}, chatfold counts ${count(event.estimate)})`,
+            ),
+          );
+          break;
         case 'compaction-start': {
           summaryChars = 0;
           const text = `  ⟳ compacting history (${event.mode}: ${count(event.messages)} messages, ${count(event.tokens)} tokens → target ${count(event.target)})…`;
