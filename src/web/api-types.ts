@@ -178,8 +178,13 @@ export interface WireCompactionResult {
   readonly tokensAfter: number;
   readonly messagesBefore: number;
   readonly messagesAfter: number;
-  /** Messages the new summary stands for, when one was written. */
+  /** Messages the new summary stands for, when one was written (earlier summaries' included). */
   readonly messagesSummarized?: number;
+  /**
+   * Messages this compaction folded into the summary, not counting those an earlier summary
+   * already held: the number the confirmation dialog announced as "to summarize".
+   */
+  readonly messagesAdded?: number;
   readonly summaryPreview?: string;
   readonly summarySource?: 'llm' | 'extractive' | 'custom';
   readonly durationMs: number;

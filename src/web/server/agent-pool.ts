@@ -65,12 +65,13 @@ interface OpenAgent {
  * and the summarizer model. The web app runs turns and summaries only through these agents,
  * the same runtime as `chatfold chat` (AG-3). A settings change builds a fresh agent for the
  * session's next request; the session's history lives in the store, so nothing is lost.
- * At most one turn or summary runs per session at a time.
+ * At most one turn or summary runs per session at a time; `stop` ends it.
  */
 export class AgentPool {
   readonly #options: AgentPoolOptions;
   readonly #open = new Map<string, OpenAgent>();
-  readonly #busy = new Set<string>();
+  /** Sessions with a turn or summary running, each with the function that stops it. */
+  readonly #busy = new Map<string, () => void>();
 
   constructor(options: AgentPoolOptions) {
     this.#options = options;
@@ -144,7 +145,7 @@ export class AgentPool {
    * Marks a session busy for a turn or a summary; refuses a second one with 409 `E_BUSY`
    * (two tabs on one session). Returns the function that ends it.
    */
-  begin(sessionId: string): () => void {
+  begin(sessionId: string, stop: () => void = () => undefined): () => void {
     if (this.#busy.has(sessionId)) {
       throw new HttpError(
         409,
@@ -152,13 +153,25 @@ export class AgentPool {
         'a turn or a summary is already running in this session; wait for it to finish or stop it first',
       );
     }
-    this.#busy.add(sessionId);
+    this.#busy.set(sessionId, stop);
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       this.#busy.delete(sessionId);
     };
+  }
+
+  /**
+   * Stops the session's running turn or summary (the Stop and Cancel buttons): its stream stays
+   * open until what was produced is stored, then ends with `done: aborted`.
+   *
+   * @returns false when nothing was running.
+   */
+  stop(sessionId: string): boolean {
+    const stop = this.#busy.get(sessionId);
+    stop?.();
+    return stop !== undefined;
   }
 
   /** True while a turn or summary runs in the session. */

@@ -8,6 +8,7 @@ import type { ServerInfo } from '../api-types.ts';
 import { type AgentFactory, AgentPool } from './agent-pool.ts';
 import { toGauge } from './context-gauge.ts';
 import { errorResponse, HttpError } from './http-error.ts';
+import { DEFAULT_MAX_SUMMARY_CHARS, DEFAULT_SUMMARY_TIMEOUT_MS } from './manual-summary.ts';
 import type { Redactor } from './redact.ts';
 import { compactionRoutes } from './routes/compactions.ts';
 import { historyRoutes } from './routes/history.ts';
@@ -18,6 +19,7 @@ import { turnRoutes } from './routes/turns.ts';
 import { loopbackHostOnly, requireToken, sameOriginWrites, securityHeaders } from './security.ts';
 import { clientRoutes } from './static-client.ts';
 import type { WebDeps } from './web-deps.ts';
+import { jsonLineLog, silentLog } from './web-log.ts';
 import { readWebSettings, writeWebSettings } from './web-settings.ts';
 import { asWebStore } from './web-store.ts';
 
@@ -51,8 +53,16 @@ export interface WebAppOptions {
   readonly fakeProvider?: boolean;
   readonly version: string;
   readonly maxBodyBytes?: number;
-  /** Where unexpected errors (HTTP 500) are reported, already redacted. Default: nowhere. */
+  /**
+   * Where the server's log lines go, one JSON object per line, already redacted: unexpected
+   * errors (HTTP 500), and every summarizer failure or fallback with session, mode and cause
+   * (FR-5.1.1). Default: nowhere.
+   */
   readonly log?: (line: string) => void;
+  /** How long a manual summary may take before it fails with Retry (FR-5.1.2). Default 120 s. */
+  readonly summaryTimeoutMs?: number;
+  /** Longest summary text accepted from the summarizer, in characters. Default 32,000. */
+  readonly maxSummaryChars?: number;
 }
 
 /**
@@ -88,12 +98,18 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
     defaultThreshold: options.agent.context?.threshold ?? DEFAULTS.triggers[0]?.fraction ?? 0.8,
     defaultRetentionTokens: options.agent.context?.retentionTokens ?? DEFAULTS.retentionTokens,
   };
+  const log = options.log === undefined ? silentLog : jsonLineLog(options.log, options.redact);
   const deps: WebDeps = {
     store,
     pool,
     info,
     redact: options.redact,
     settings,
+    log,
+    summaryLimits: {
+      timeoutMs: options.summaryTimeoutMs ?? DEFAULT_SUMMARY_TIMEOUT_MS,
+      maxChars: options.maxSummaryChars ?? DEFAULT_MAX_SUMMARY_CHARS,
+    },
     async gauge(sessionId) {
       const agent = await pool.agent(sessionId);
       return toGauge(await agent.session.status());
@@ -104,10 +120,14 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
   const app = new Hono();
   app.onError((error, context) => {
     const response = errorResponse(context, error, options.redact);
-    if (response.status >= 500 && options.log !== undefined) {
-      options.log(
-        options.redact(`${context.req.method} ${context.req.path}: ${error.stack ?? error.message}`),
-      );
+    if (response.status >= 500) {
+      log({
+        level: 'error',
+        event: 'request-failed',
+        method: context.req.method,
+        path: context.req.path,
+        cause: error.stack ?? error.message,
+      });
     }
     return response;
   });

@@ -18,6 +18,9 @@ export type WebErrorCode =
   | 'E_NOT_FOUND'
   | 'E_SESSION_NOT_FOUND'
   | 'E_BUSY'
+  | 'E_SUMMARY_FAILED'
+  | 'E_SUMMARY_TIMEOUT'
+  | 'E_SUMMARY_TOO_LONG'
   | 'E_INTERNAL';
 
 /** An error a route answers with a status and a code (never a stack trace). */

@@ -1,10 +1,9 @@
-import type { AgentEvent } from '../../agent/types.ts';
-import type { WebDeps } from './web-deps.ts';
+import type { Agent, AgentEvent } from '../../agent/types.ts';
 
 /** Options of {@link regenerateSummary}. */
 export interface RegenerateSummaryOptions {
-  readonly deps: WebDeps;
-  readonly sessionId: string;
+  /** The session's agent (the pool's: its status and gauge then see the new summary at once). */
+  readonly agent: Agent;
   readonly signal: AbortSignal;
   readonly instructions?: string;
 }
@@ -16,12 +15,10 @@ export interface RegenerateSummaryOptions {
  * like any other. The new summary replaces the old one as the session's next snapshot.
  */
 export async function* regenerateSummary({
-  deps,
-  sessionId,
+  agent,
   signal,
   instructions,
 }: RegenerateSummaryOptions): AsyncGenerator<AgentEvent> {
-  const agent = await deps.pool.fresh(sessionId, {});
   yield* agent.summarize({
     from: 'originals',
     signal,

@@ -27,6 +27,8 @@ export function toCompactionResult(report: CompactionReport, durationMs: number)
       ? {}
       : {
           messagesSummarized: summary.covers.count,
+          messagesAdded:
+            report.stages.find((stage) => stage.stage === 'summarize')?.summarized ?? summary.covers.count,
           summaryPreview: summary.text.slice(0, SUMMARY_PREVIEW_CHARS),
           summarySource: summary.source,
         }),
@@ -105,6 +107,11 @@ export interface StreamAgentEventsOptions {
   /** The gauge after the run, sent right before `done` (WEB-2: right after a compaction). */
   readonly gauge: () => Promise<Gauge>;
   readonly redact: Redactor;
+  /**
+   * Stops the run without closing the stream (`POST …/stop`): what the run produced is stored,
+   * then the gauge and `done: aborted` are still sent.
+   */
+  readonly stop?: AbortSignal;
   /** Called once when the stream ends, whatever the reason. */
   readonly onEnd: () => void;
 }
@@ -120,12 +127,15 @@ async function send(stream: SSEStreamingApi, event: StreamEvent, redact: Redacto
  * produced stay in the session (AG-3).
  */
 export function streamAgentEvents(context: Context, options: StreamAgentEventsOptions): Response {
-  const { run, gauge, redact, onEnd } = options;
+  const { run, gauge, redact, onEnd, stop } = options;
   const controller = new AbortController();
   const request = context.req.raw.signal;
   const abort = (): void => controller.abort(new DOMException('the browser closed the stream', 'AbortError'));
+  const stopRun = (): void => controller.abort(stop?.reason);
   if (request.aborted) abort();
   else request.addEventListener('abort', abort, { once: true });
+  if (stop?.aborted === true) stopRun();
+  else stop?.addEventListener('abort', stopRun, { once: true });
   context.header('Cache-Control', 'no-store');
   context.header('X-Accel-Buffering', 'no');
   return streamSSE(
@@ -160,6 +170,7 @@ export function streamAgentEvents(context: Context, options: StreamAgentEventsOp
       } finally {
         clearInterval(keepalive);
         request.removeEventListener('abort', abort);
+        stop?.removeEventListener('abort', stopRun);
         onEnd();
       }
       if (!stream.aborted) await send(stream, { type: 'done', reason }, redact);

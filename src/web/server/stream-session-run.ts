@@ -2,6 +2,37 @@ import type { Context } from 'hono';
 import type { Agent, AgentEvent } from '../../agent/types.ts';
 import { streamAgentEvents } from './stream-events.ts';
 import type { WebDeps } from './web-deps.ts';
+import type { WebLog } from './web-log.ts';
+
+/**
+ * Passes a run's events through and logs every compaction fallback or failure among them as
+ * one structured line (FR-5.1.1: never silent), with the session and the compaction's mode.
+ */
+export async function* logCompactionFaults(
+  events: AsyncIterable<AgentEvent>,
+  sessionId: string,
+  log: WebLog,
+): AsyncGenerator<AgentEvent> {
+  let mode: string | undefined;
+  for await (const event of events) {
+    if (event.type === 'compaction-start') mode = event.mode;
+    if (event.type === 'compaction-fallback') {
+      log({
+        level: 'warn',
+        event: 'compaction-fallback',
+        sessionId,
+        mode,
+        source: event.source,
+        fallback: event.fallback,
+        cause: event.reason,
+      });
+    }
+    if (event.type === 'compaction-error') {
+      log({ level: 'error', event: 'compaction-failed', sessionId, mode, cause: event.message });
+    }
+    yield event;
+  }
+}
 
 /**
  * Runs one turn, summary or regeneration of a session as an event stream: marks the session
@@ -14,11 +45,15 @@ export async function streamSessionRun(
   sessionId: string,
   run: (agent: Agent, signal: AbortSignal) => AsyncIterable<AgentEvent>,
 ): Promise<Response> {
-  const release = deps.pool.begin(sessionId);
+  const stop = new AbortController();
+  const release = deps.pool.begin(sessionId, () =>
+    stop.abort(new DOMException('stopped by the user', 'AbortError')),
+  );
   try {
     const agent = await deps.pool.agent(sessionId);
     return streamAgentEvents(context, {
-      run: (signal) => run(agent, signal),
+      stop: stop.signal,
+      run: (signal) => logCompactionFaults(run(agent, signal), sessionId, deps.log),
       gauge: () => deps.gauge(sessionId),
       redact: deps.redact,
       onEnd: release,

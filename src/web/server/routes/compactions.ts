@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { DEFAULTS } from '../../../defaults.ts';
 import type { CompactionPreview } from '../../api-types.ts';
+import { manualSummary } from '../manual-summary.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
 import { regenerateSummary } from '../regenerate-summary.ts';
 import { requireSession, toWireCompaction } from '../session-view.ts';
@@ -69,15 +70,29 @@ export function compactionRoutes(deps: WebDeps): Hono {
       const body = await parseBody(context, summarizeBody);
       await requireSession(deps.store, sessionId);
       return streamSessionRun(context, deps, sessionId, (agent, signal) =>
-        agent.summarize({ ...instructionsOf(body), signal }),
+        manualSummary({
+          sessionId,
+          mode: 'summarize',
+          limits: deps.summaryLimits,
+          log: deps.log,
+          signal,
+          start: (stop) => agent.summarize({ ...instructionsOf(body), signal: stop }),
+        }),
       );
     })
     .post('/:id/compactions/regenerate', async (context) => {
       const sessionId = sessionIdParam(context);
       const body = await parseBody(context, summarizeBody);
       await requireSession(deps.store, sessionId);
-      return streamSessionRun(context, deps, sessionId, (_agent, signal) =>
-        regenerateSummary({ deps, sessionId, signal, ...instructionsOf(body) }),
+      return streamSessionRun(context, deps, sessionId, (agent, signal) =>
+        manualSummary({
+          sessionId,
+          mode: 'regenerate',
+          limits: deps.summaryLimits,
+          log: deps.log,
+          signal,
+          start: (stop) => regenerateSummary({ agent, signal: stop, ...instructionsOf(body) }),
+        }),
       );
     });
 }

@@ -28,18 +28,27 @@ export function titleFromText(text: string): string {
  * `POST /api/sessions/:id/turns { text }` (WEB-1): runs one turn of the agent — the same tool
  * loop as `chatfold chat` (AG-3) — and streams it as server-sent events: text deltas, tool
  * calls, usage, compaction start / progress / end / fallback, the gauge, `done`. Closing the
- * connection stops the turn; what was produced stays in the session.
+ * connection stops the turn; what was produced stays in the session. `POST
+ * /api/sessions/:id/stop` stops it without closing the stream: the stream ends once the partial
+ * answer is stored, so the page keeps it in place.
  */
 export function turnRoutes(deps: WebDeps): Hono {
-  return new Hono().post('/:id/turns', async (context) => {
-    const sessionId = sessionIdParam(context);
-    const { text } = await parseBody(context, turnBody);
-    const info = await requireSession(deps.store, sessionId);
-    const untitled = typeof info.metadata?.[TITLE_KEY] !== 'string';
-    return streamSessionRun(context, deps, sessionId, async function* (agent, signal) {
-      // The first message names an untitled session (only once the turn is accepted).
-      if (untitled) await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
-      yield* agent.run(text, { signal });
+  return new Hono()
+    .post('/:id/stop', async (context) => {
+      // Stop and Cancel (FR-2.3.3): the running stream stores what was produced, then ends.
+      const sessionId = sessionIdParam(context);
+      await requireSession(deps.store, sessionId);
+      return context.json({ stopped: deps.pool.stop(sessionId) });
+    })
+    .post('/:id/turns', async (context) => {
+      const sessionId = sessionIdParam(context);
+      const { text } = await parseBody(context, turnBody);
+      const info = await requireSession(deps.store, sessionId);
+      const untitled = typeof info.metadata?.[TITLE_KEY] !== 'string';
+      return streamSessionRun(context, deps, sessionId, async function* (agent, signal) {
+        // The first message names an untitled session (only once the turn is accepted).
+        if (untitled) await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
+        yield* agent.run(text, { signal });
+      });
     });
-  });
 }
