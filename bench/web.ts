@@ -4,6 +4,9 @@
  * streaming sessions on one process — over real HTTP on 127.0.0.1 (`startWebServer`, the
  * SQLite store `chatfold serve` uses by default, the agent runtime, the fake provider).
  *
+ * Also `/api/info` p50 / p99 alone and during the first open of 1,000-message chats
+ * (bench/web-event-loop.ts, NFR-7.5).
+ *
  * Run: `npm run build && node bench/web.ts`. Writes bench/results/web.json and prints markdown.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { createRedactor } from '../src/web/server/redact.ts';
 import { startWebServer } from '../src/web/server/start-web-server.ts';
 import { findClientDir } from '../src/web/server/static-client.ts';
 import { machine, median } from './harness.ts';
+import { measureInfoDuringFirstLoad } from './web-event-loop.ts';
 
 const TURNS = 30;
 const CONCURRENT = 50;
@@ -204,7 +208,9 @@ await store.close();
 await fake.close();
 rmSync(dir, { recursive: true, force: true });
 
-const results = { machine: { ...machine(), loadAverage1m: loadavg()[0] }, bundle, latency, load };
+const eventLoop = await measureInfoDuringFirstLoad();
+
+const results = { machine: { ...machine(), loadAverage1m: loadavg()[0] }, bundle, latency, load, eventLoop };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL('./results/web.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 
@@ -230,5 +236,10 @@ console.log(`| client bundle | raw | gzip |
 | turns completed with done: stop | ${load.completed} / ${CONCURRENT} |
 | CPU per turn (server + agent + store + fake provider + client) | ${load.cpuMsPerTurn} ms |
 | RSS growth | ${load.rssGrowthMiB} MiB |
+
+| \`GET /api/info\` (NFR-7.5) | p50 | p99 |
+|---|---:|---:|
+| alone (${eventLoop.alone.samples} requests) | ${eventLoop.alone.p50Ms} ms | ${eventLoop.alone.p99Ms} ms |
+| while ${eventLoop.loads} chats of ${eventLoop.messages} messages open for the first time (${eventLoop.duringLoad.samples} requests; one open takes ${eventLoop.firstLoadMs} ms) | ${eventLoop.duringLoad.p50Ms} ms | ${eventLoop.duringLoad.p99Ms} ms |
 
 Load average during the run: ${(results.machine.loadAverage1m ?? 0).toFixed(1)} on ${results.machine.cores} cores.`);
