@@ -2,9 +2,11 @@ import type { LanguageModel } from 'ai';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { importPeer } from '../errors/import-peer.ts';
 import type { MessageInput, Provider } from '../messages/types.ts';
+import { parseOptions } from '../options/parse-options.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
 import type { Session } from '../session/types.ts';
 import { hasSessionCatalog } from '../stores/types.ts';
+import { agentOptionsSchema, isModelSpecObject } from './agent-options-schema.ts';
 import { prepareTools } from './agent-tools.ts';
 import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
@@ -37,12 +39,7 @@ const doneEvent = (reason: DoneReason): AgentEvent => ({
 /** Model calls per run before it stops with `step-limit`. */
 export const DEFAULT_MAX_STEPS = 25;
 
-const isSpec = (model: LanguageModel | AgentModelSpec): model is AgentModelSpec =>
-  typeof model === 'object' &&
-  model !== null &&
-  'provider' in model &&
-  'name' in model &&
-  !('specificationVersion' in model);
+const isSpec = (model: LanguageModel | AgentModelSpec): model is AgentModelSpec => isModelSpecObject(model);
 
 /** The chatfold format of a model instance, from its AI SDK provider id (`anthropic.messages`, `google.generative-ai`). */
 function providerOfModel(model: LanguageModel): Provider {
@@ -73,6 +70,8 @@ function checkOptions(options: AgentOptions): void {
       { option: 'maxSteps' },
     );
   }
+  // Unknown keys fail with a did-you-mean (issue 18: `context.maxMessagesBeforeSumary` was ignored).
+  parseOptions(agentOptionsSchema(options), options, 'createAgent');
   for (const [name, tool] of Object.entries(options.tools ?? {})) {
     if (typeof tool?.execute !== 'function' || typeof tool.description !== 'string') {
       throw new ChatfoldError(
@@ -146,6 +145,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     summarizer,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.counter === undefined ? {} : { counter: options.counter }),
     ...(options.background === undefined ? {} : { background: options.background }),
     ...contextToChatfoldOptions(options.context, options.history),
   });

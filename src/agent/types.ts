@@ -9,6 +9,7 @@ import type { Message, MessageInput } from '../messages/types.ts';
 import type { ChatfoldOptions, Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
 import type { UnderReportReason } from '../tokens/calibrated-counter.ts';
+import type { TokenCounter } from '../tokens/types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -305,6 +306,11 @@ export interface AgentOptions {
   readonly session?: string;
   /** Model calls per run before it stops with `step-limit`. Default 25. */
   readonly maxSteps?: number;
+  /**
+   * Token counter for the session (e.g. `createLlamaCppTokenCounter` for a local server's own
+   * tokenizer); default: the model's tokenizer. Calibrated by reported usage like the default.
+   */
+  readonly counter?: TokenCounter;
   /**
    * Compaction off the request path (issue 13): past the early threshold the session queues a
    * job; a worker writes the summary and the next prompt over the trigger applies it with no

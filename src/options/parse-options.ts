@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { valueAt } from '../messages/provider-input.ts';
+import { didYouMean } from './did-you-mean.ts';
 
 /** A value zod cannot describe but we can check: a function, an object with methods. */
 export const fn = <T>(what: string) =>
@@ -24,6 +25,24 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
+/** The keys an object schema accepts at `path` (through optional, nullable and default wrappers). */
+export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  const unwrap = (type: z.ZodType | undefined): z.ZodType | undefined => {
+    let current = type;
+    for (let depth = 0; depth < 5 && current !== undefined; depth++) {
+      const inner = (current as { unwrap?: () => z.ZodType }).unwrap;
+      if (typeof inner !== 'function') break;
+      current = inner.call(current);
+    }
+    return current;
+  };
+  let current = unwrap(schema);
+  for (const key of path) {
+    current = unwrap((current as { shape?: Record<string, z.ZodType> } | undefined)?.shape?.[String(key)]);
+  }
+  return Object.keys((current as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
+}
+
 /**
  * Checks options when they are given (bad configuration fails loudly, at construction):
  * throws `E_INVALID_OPTIONS` naming the option, what was expected and what was received.
@@ -39,7 +58,8 @@ export function parseOptions<T>(schema: z.ZodType, input: unknown, where: string
   const path = issue.path.map(String).join('.');
   let message: string;
   if (issue.code === 'unrecognized_keys') {
-    message = `unknown option${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')}${path === '' ? '' : ` in ${path}`}`;
+    const known = keysAt(schema, issue.path);
+    message = `unknown option${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"${didYouMean(key, known)}`).join(', ')}${path === '' ? '' : ` in ${path}`}`;
   } else {
     const value = valueAt(input, issue.path);
     message = `${path === '' ? 'options' : path}: ${issue.message.replace(/^Invalid input: /, '').replace(/, received [^,]*$/, '')}, received ${value === undefined ? 'nothing' : describe(value)}`;
