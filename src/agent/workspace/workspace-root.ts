@@ -63,6 +63,8 @@ async function realTarget(absolute: string, hops = 0): Promise<string> {
       return realTarget(path.resolve(realParent, await readlink(joined)), hops + 1);
     }
   } catch (error) {
+    // EINVAL: it stopped being a link between lstat and readlink (swapped meanwhile): look again.
+    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return realTarget(absolute, hops + 1);
     if (!isMissing(error)) throw error;
   }
   return joined;
