@@ -11,6 +11,7 @@ import { prepareTools } from './agent-tools.ts';
 import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
 import { chatfoldProviderOf, createLanguageModel, PROVIDER_KEYS } from './language-model.ts';
+import { modelWarnings } from './model-warnings.ts';
 import { INSTRUCTIONS_METADATA_KEY, type RunContext, runLoop } from './run-loop.ts';
 import { agentEventOf } from './session-events.ts';
 import { streamingSummarizer } from './streaming-summarizer.ts';
@@ -209,6 +210,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     name: options.name ?? 'agent',
     modelLabel: label,
     session,
+    warnings: modelWarnings(modelId, spec?.maxInputTokens),
     run(input, runOptions: RunOptions = {}) {
       const messages = toInput(input, session.id);
       return stream(runOptions.signal, async (signal, emit) => {

@@ -17,6 +17,7 @@ export type { AgentCompactionOptions } from './context-options.ts';
 export { AGENT_CONTEXT_DEFAULTS, contextToChatfoldOptions } from './context-options.ts';
 export { createAgent, DEFAULT_MAX_STEPS, newSessionId } from './create-agent.ts';
 export { createLanguageModel, PROVIDER_KEYS, parseModelSpec } from './language-model.ts';
+export type { AgentWarning, UnknownModelWarning } from './model-warnings.ts';
 export { ABORTED_TOOL_RESULT } from './run-loop.ts';
 export type {
   Agent,

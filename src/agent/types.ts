@@ -10,6 +10,7 @@ import type { ChatfoldOptions, Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
 import type { UnderReportReason } from '../tokens/calibrated-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import type { AgentWarning } from './model-warnings.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -366,6 +367,11 @@ export interface Agent {
   readonly modelLabel: string;
   /** The chatfold session behind the agent: status, history, compactions. */
   readonly session: Session;
+  /**
+   * What a person should know before the first turn, e.g. an unknown model whose window was
+   * assumed. Front ends show each once.
+   */
+  readonly warnings: readonly AgentWarning[];
   /**
    * Appends the input and runs the tool loop until the model answers without a tool call,
    * the step limit, an error or the signal. Streams events; `done` is last. Never throws for

@@ -75,7 +75,7 @@ describe('usage reports from local servers (TOK-5)', () => {
     },
     async (shape, reporting) => {
       const { agent, events, requests } = await converse(shape, reporting, 16);
-      const chat = requests.filter((request) => !request.isSummary);
+      const chat = requests.filter((request) => request.hasTools);
       // The server's own count of what it was sent: never over the window.
       expect(Math.max(...chat.map((request) => request.promptTokens))).toBeLessThanOrEqual(WINDOW);
       // 16 turns of ~300 tokens do not fit in 4k: the history was compacted.

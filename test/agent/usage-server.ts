@@ -19,7 +19,8 @@ export interface ServedRequest {
   /** What the response reported as `prompt_tokens`. */
   readonly reportedTokens: number;
   readonly messages: number;
-  readonly isSummary: boolean;
+  /** Whether the request sent tool definitions (the agent's turns do; summary requests do not). */
+  readonly hasTools: boolean;
 }
 
 export interface UsageServer {
@@ -99,7 +100,7 @@ export async function startUsageServer({
       promptTokens: tokens.length,
       reportedTokens: reported,
       messages: body.messages.length,
-      isSummary: JSON.stringify(body.messages).includes('summar'),
+      hasTools: (body.tools?.length ?? 0) > 0,
     });
     const usage = {
       prompt_tokens: reported,

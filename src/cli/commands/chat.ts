@@ -29,6 +29,10 @@ export function registerChat(program: Command): void {
       '--base-url <url>',
       'base URL of an OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) or a proxy',
     )
+    .option(
+      '--window <tokens>',
+      "the model's context window in tokens (e.g. 32768 or 32k); over the agent file's model.maxInputTokens",
+    )
     .option('--print <prompt>', 'run one turn, print the answer and exit (scripts)')
     .action(async (agent: string | undefined, options: ChatCliOptions) => {
       process.exitCode = await startChat(agent, options);

@@ -2,6 +2,7 @@ import type { LoadedAgentFile } from '../../agent/agent-file/find-agents.ts';
 import { loadAgentFile } from '../../agent/agent-file/find-agents.ts';
 import { createAgent } from '../../agent/create-agent.ts';
 import { parseModelSpec } from '../../agent/language-model.ts';
+import type { AgentWarning } from '../../agent/model-warnings.ts';
 import type { Agent, AgentContextOptions, AgentModelSpec, AgentTool } from '../../agent/types.ts';
 import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
 import { WORKSPACE_TOOL_NAMES, workspaceTools } from '../../agent/workspace/workspace-tools.ts';
@@ -19,6 +20,8 @@ export interface ChatCliOptions {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly print?: string;
+  /** `--window N`: the model's context window in tokens (over the agent file's). */
+  readonly window?: string;
 }
 
 /** Instructions of the built-in agent (no agent file named). */
@@ -51,7 +54,32 @@ function modelSpecOf(loaded: LoadedAgentFile | undefined, options: ChatCliOption
       {},
     );
   }
-  return options.baseUrl === undefined ? base : { ...base, baseURL: options.baseUrl };
+  const window = windowOption(options.window);
+  return {
+    ...base,
+    ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+    ...(window === undefined ? {} : { maxInputTokens: window }),
+  };
+}
+
+/** `--window 32000` (also `32k`) as a number of tokens. */
+function windowOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)(k)?$/i.exec(value.trim().replaceAll(',', '').replaceAll('_', ''));
+  const tokens = match === null ? Number.NaN : Number(match[1]) * (match[2] === undefined ? 1 : 1000);
+  if (!(Number.isInteger(tokens) && tokens > 0)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `--window ${JSON.stringify(value)}: expected the model's context window in tokens, e.g. --window 32768 or --window 32k`,
+      { window: value },
+    );
+  }
+  return tokens;
+}
+
+/** How the terminal says what the agent assumed (once, before the first turn). */
+function warningLine(warning: AgentWarning): string {
+  return `! unknown model "${warning.model}": assuming a context window of ${warning.window.toLocaleString('en-US')} tokens. Set the real one with model.maxInputTokens in the agent file, or --window on the command line.`;
 }
 
 /** Fails with one line when a base URL does not answer at all (CLI-1: "what to start"). */
@@ -84,6 +112,7 @@ function resumeCommandOf(agentRef: string | undefined, sessionId: string, option
   if (options.workspace !== undefined) args.push('--workspace', options.workspace);
   if (options.store !== undefined) args.push('--store', options.store);
   if (options.model !== undefined) args.push('--model', options.model);
+  if (options.window !== undefined) args.push('--window', options.window);
   if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
   return args.map(shellWord).join(' ');
 }
@@ -163,6 +192,7 @@ export async function startChat(agentRef: string | undefined, options: ChatCliOp
   const store = openStore(options.store);
   try {
     const agent = await openAgent(agentRef, options, store);
+    for (const warning of agent.warnings) terminal.notice(`${terminal.style.yellow(warningLine(warning))}\n`);
     const status = await agent.session.status();
     const resumeCommand = resumeCommandOf(agentRef, agent.session.id, options);
     if (status.messagesInHistory > 0) {

@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
+import { CHATFOLD_ENTRY, type ChatHome, chatHome } from './chat-fixtures.ts';
+
+// Issue 18, items 1 and 3, from the outside: `chatfold chat` against an OpenAI-compatible server
+// that is not chatfold's fake provider. An unknown model warns once (terminal, and stderr with
+// --print) naming the window it assumed and how to set it; a server reporting fresh tokens only
+// is noticed and `/context` says the counts are local.
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function chatfold(home: ChatHome, args: readonly string[], input = ''): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CHATFOLD_ENTRY, ...args], {
+      cwd: home.dir,
+      env: home.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+let server: UsageServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const UNKNOWN_MODEL_WARNING = (model: string) =>
+  `! unknown model "${model}": assuming a context window of 8,192 tokens. Set the real one with model.maxInputTokens in the agent file, or --window on the command line.\n`;
+
+describe('unknown models warn once (issue 18 item 3)', { timeout: 60_000 }, () => {
+  it.each(['my-local-model-xyz', 'qwen2.5:32b'])(
+    '--print with %s: the warning on stderr, the answer on stdout',
+    async (model) => {
+      server = await startUsageServer({ shape: 'ollama', reporting: 'correct', answer: 'Hello there.' });
+      const home = chatHome();
+      const run = await chatfold(home, [
+        'chat',
+        '--model',
+        `openai-compatible:${model}`,
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+        '--print',
+        'hi',
+      ]);
+      expect(run).toMatchObject({ code: 0, stdout: 'Hello there.\n' });
+      expect(run.stderr).toBe(UNKNOWN_MODEL_WARNING(model));
+    },
+  );
+
+  it('--window or model.maxInputTokens sets the window: no warning', async () => {
+    server = await startUsageServer({ shape: 'llama.cpp', reporting: 'correct', answer: 'Fine.' });
+    const home = chatHome();
+    const base = ['chat', '--base-url', server.baseURL, '--store', home.store, '--print', 'hi'];
+    const withWindow = await chatfold(home, [
+      ...base,
+      '--model',
+      'openai-compatible:my-local-model-xyz',
+      '--window',
+      '32k',
+    ]);
+    expect(withWindow).toMatchObject({ code: 0, stdout: 'Fine.\n', stderr: '' });
+    home.agent(
+      'local',
+      `name: local\nmodel:\n  provider: openai-compatible\n  name: my-local-model-xyz\n  baseURL: ${server.baseURL}\n  maxInputTokens: 32768\n`,
+    );
+    const withFile = await chatfold(home, ['chat', 'local', '--store', home.store, '--print', 'hi']);
+    expect(withFile).toMatchObject({ code: 0, stdout: 'Fine.\n', stderr: '' });
+    const bad = await chatfold(home, [...base, '--model', 'openai-compatible:x', '--window', 'lots']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^chatfold: --window "lots": expected the model's context window in tokens.*\[E_INVALID_OPTIONS\]\n$/,
+    );
+  });
+
+  it('piped turns: the warning once, however many turns', async () => {
+    server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const run = await chatfold(
+      home,
+      [
+        'chat',
+        '--model',
+        'openai-compatible:my-local-model-xyz',
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+      ],
+      'one\ntwo\nthree\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Ok.\nOk.\nOk.\n');
+    expect(run.stderr.split(UNKNOWN_MODEL_WARNING('my-local-model-xyz')).length).toBe(2);
+  });
+});
+
+describe('a server that reports fresh tokens only (issue 18 item 1)', { timeout: 60_000 }, () => {
+  it('is noticed once, and /context shows chatfold’s own count with a note', async () => {
+    server = await startUsageServer({
+      shape: 'ollama',
+      reporting: 'fresh-only',
+      answer: 'Noted, thank you.',
+    });
+    const home = chatHome();
+    const turns = Array.from(
+      { length: 5 },
+      (_, i) => `Turn ${i}: ${'the roses along the fence need water and shade in summer; '.repeat(20)}`,
+    );
+    const run = await chatfold(
+      home,
+      [
+        'chat',
+        '--model',
+        'openai-compatible:qwen2.5:32b',
+        '--window',
+        '32768',
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+      ],
+      `${turns.join('\n')}\n/context\n`,
+    );
+    expect(run.code).toBe(0);
+    const notices = run.stderr
+      .split('\n')
+      .filter((line) => line.includes('server reports fresh tokens only'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^ {2}! server reports fresh tokens only; counting locally \(reported [\d,]+ input tokens, chatfold counts [\d,]+\)$/,
+    );
+    expect(run.stdout).toContain('  Note: server reports fresh tokens only; counting locally');
+    const tokens = Number(/ {2}Tokens: {3}([\d,]+) \//.exec(run.stdout)?.[1]?.replaceAll(',', ''));
+    // What the server really holds for the last prompt, by its own tokenizer; the reported
+    // number for it was a small fraction of that.
+    const last = server.requests.at(-1);
+    expect(last?.reportedTokens).toBeLessThan((last?.promptTokens ?? 0) / 4);
+    expect(tokens).toBeGreaterThan((last?.promptTokens ?? 0) * 0.6);
+  });
+});
