@@ -138,6 +138,7 @@ describe('session events', () => {
       | 'background-applied'
       | 'background-waiting'
       | 'window-learned'
+      | 'usage-under-reported'
       | 'store-error'
       | 'listener-error'
     >();
