@@ -1,7 +1,11 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message } from '../messages/types.ts';
+import { describeRecordIssue } from '../options/parse-record.ts';
 import { applyPlanEdits } from './edits.ts';
+import { compactionPlanSchema } from './plan-schema.ts';
 import type { CompactionPlan } from './types.ts';
+
+const FN = 'applyCompactionPlan';
 
 /**
  * Turns a plan into the projection to send (pure): drops, replaces and inserts what the
@@ -9,27 +13,219 @@ import type { CompactionPlan } from './types.ts';
  * messages after it (a history only grows): those pass through unchanged. A plan read back
  * from JSON applies the same way.
  *
+ * Plans travel through stores and queues, so the plan is checked like any input: its shape
+ * (the plan's schema), that it was made for `messages`, that every id it names is one of
+ * them, that replacements and insertions are valid messages, and that what it drops leaves
+ * no tool call or tool result without its partner.
+ *
  * @param messages The input of `planCompaction`, possibly extended.
  * @param plan A plan from `planCompaction` (or its JSON).
  * @returns The projection.
- * @throws ChatfoldError `E_INVALID_OPTIONS` when `messages` does not start with the plan's input.
+ * @throws ChatfoldError `E_INVALID_PLAN` naming the field (`details.where`, e.g. `dropped[3]`,
+ *   `replaced[0].message`, `input`) when the plan is not a plan for these messages.
  *
  * @example
  * const plan = await planCompaction(history, { model: 'gpt-4o', mode: 'manual' });
  * const projection = applyCompactionPlan(history, plan);
  */
 export function applyCompactionPlan(messages: readonly Message[], plan: CompactionPlan): Message[] {
-  const { input } = plan;
+  const checked = parsePlan(plan, messages.length);
+  const { input } = checked;
   if (
     messages.length < input.count ||
     (input.count > 0 && (messages[0]?.id !== input.firstId || messages[input.count - 1]?.id !== input.lastId))
   ) {
-    throw new ChatfoldError(
-      'E_INVALID_OPTIONS',
-      `applyCompactionPlan: the plan was made for ${input.count} message(s) from ${input.firstId ?? '(none)'} to ${input.lastId ?? '(none)'}; the list given (${messages.length} message(s) from ${messages[0]?.id ?? '(none)'}) does not start with them`,
+    throw invalid(
+      'input',
+      `the plan was made for ${input.count} message(s) from ${input.firstId ?? '(none)'} to ${input.lastId ?? '(none)'}; the list given (${messages.length} message(s) from ${messages[0]?.id ?? '(none)'}) does not start with them`,
       { expected: input, received: { count: messages.length, firstId: messages[0]?.id } },
     );
   }
-  if (!plan.compacted) return [...messages];
-  return applyPlanEdits(messages, plan);
+  if (!checked.compacted) return [...messages];
+  checkIds(messages, checked);
+  const projection = applyPlanEdits(messages, checked);
+  checkToolPairs(messages, projection, checked);
+  return projection;
+}
+
+type CheckedPlan = Pick<CompactionPlan, 'compacted' | 'input' | 'dropped' | 'replaced' | 'inserted'>;
+
+function invalid(where: string, problem: string, details: Record<string, unknown> = {}): ChatfoldError {
+  return new ChatfoldError('E_INVALID_PLAN', `${FN}: ${problem === '' ? where : `${where}: ${problem}`}`, {
+    ...details,
+    where,
+  });
+}
+
+/** The plan's fields through its schema; anything that cannot be read is `E_INVALID_PLAN` too. */
+function parsePlan(plan: unknown, count: number): CheckedPlan {
+  let result: ReturnType<typeof compactionPlanSchema.safeParse>;
+  try {
+    checkLengths(plan, count);
+    result = compactionPlanSchema.safeParse(plan);
+  } catch (cause) {
+    if (ChatfoldError.isInstance(cause)) throw cause;
+    // A getter that throws, a revoked Proxy: the plan cannot be read.
+    throw new ChatfoldError('E_INVALID_PLAN', `${FN}: the plan could not be read: ${String(cause)}`, {
+      where: 'plan',
+    });
+  }
+  if (!result.success) {
+    const { where, message } = describeRecordIssue(result.error, plan, 'plan');
+    throw new ChatfoldError('E_INVALID_PLAN', `${FN}: ${message}`, { where });
+  }
+  return result.data as CheckedPlan;
+}
+
+/**
+ * Lists longer than any plan for `count` messages can have are refused before they are read
+ * (a sparse array of length 1e9 would take minutes to walk).
+ */
+function checkLengths(plan: unknown, count: number): void {
+  if (typeof plan === 'object' && plan !== null && !Array.isArray(plan)) {
+    const record = plan as Record<string, unknown>;
+    // Dropped and replaced ids are input messages; insertions are a summary plus at most one
+    // marker per message left out. Stages, fallbacks and warnings are a handful each.
+    const limits: Record<string, number> = {
+      dropped: count,
+      replaced: count,
+      inserted: count + 1,
+      stages: 1000,
+      fallbacks: 1000,
+      warnings: 1000,
+    };
+    for (const [key, limit] of Object.entries(limits)) {
+      const list = record[key];
+      if (Array.isArray(list) && list.length > limit)
+        throw invalid(
+          key,
+          `${list.length} entries, more than a plan for ${count} message(s) can have (${limit})`,
+        );
+    }
+  }
+}
+
+/**
+ * Every id the plan names is an input message, replacements keep their id and insertions
+ * bring ids of their own: one pass of lookups over `messages`; the offending entry is looked
+ * for only when a count does not add up.
+ */
+function checkIds(messages: readonly Message[], plan: CheckedPlan): void {
+  const dropped = new Set(plan.dropped);
+  const replaced = new Set(plan.replaced.map(({ id }) => id));
+  const anchors = new Set<string>();
+  const added = new Set<string>();
+  plan.inserted.forEach(({ beforeId, message }, i) => {
+    if (beforeId !== null) anchors.add(beforeId);
+    if (added.has(message.id)) throw duplicateInsertion(i, message.id);
+    added.add(message.id);
+  });
+  plan.replaced.forEach(({ id, message }, i) => {
+    if (message.id !== id)
+      throw invalid(
+        `replaced[${i}].message.id`,
+        `a replacement keeps the id of the message it replaces (${JSON.stringify(id)}), received ${JSON.stringify(message.id)}`,
+      );
+  });
+  let droppedHits = 0;
+  let replacedHits = 0;
+  let anchorHits = 0;
+  for (const message of messages) {
+    const { id } = message;
+    const isDropped = dropped.has(id);
+    if (isDropped) droppedHits++;
+    if (replaced.size > 0 && replaced.has(id)) replacedHits++;
+    if (anchors.size > 0 && anchors.has(id)) anchorHits++;
+    if (added.size > 0 && !isDropped && added.has(id))
+      throw duplicateInsertion(
+        plan.inserted.findIndex((entry) => entry.message.id === id),
+        id,
+      );
+  }
+  if (droppedHits === dropped.size && replacedHits === replaced.size && anchorHits === anchors.size) return;
+  const ids = new Set(messages.map((message) => message.id));
+  const missing = (id: string): string => `no input message has id ${JSON.stringify(id)}`;
+  plan.dropped.forEach((id, i) => {
+    if (!ids.has(id)) throw invalid(`dropped[${i}]`, missing(id));
+  });
+  plan.replaced.forEach(({ id }, i) => {
+    if (!ids.has(id)) throw invalid(`replaced[${i}].id`, missing(id));
+  });
+  plan.inserted.forEach(({ beforeId }, i) => {
+    if (beforeId !== null && !ids.has(beforeId)) throw invalid(`inserted[${i}].beforeId`, missing(beforeId));
+  });
+}
+
+function duplicateInsertion(index: number, id: string): ChatfoldError {
+  return invalid(
+    `inserted[${index}].message.id`,
+    `id ${JSON.stringify(id)} is already in the projection; an inserted message needs an id of its own`,
+  );
+}
+
+/**
+ * What the plan drops, replaces or inserts leaves every tool call with its result and every
+ * result with its call, unless the input already lacked the partner (a call still in flight).
+ * The projection is read once; the input only when the projection has an unpaired id, to
+ * tell an orphan the plan made from one the input already had.
+ */
+function checkToolPairs(
+  messages: readonly Message[],
+  projection: readonly Message[],
+  plan: CheckedPlan,
+): void {
+  const after = pairing(projection);
+  const unpaired = [...after].filter(([, { call, result }]) => call !== result);
+  if (unpaired.length === 0) return;
+  const before = pairing(messages, new Set(unpaired.map(([id]) => id)));
+  for (const [id, now] of unpaired) {
+    const was = before.get(id) ?? NEITHER;
+    if (was.call === now.call && was.result === now.result) continue;
+    throw invalid(
+      sourceOf(id, messages, plan),
+      now.result
+        ? `leaves the tool result of call ${JSON.stringify(id)} without its tool call`
+        : `leaves tool call ${JSON.stringify(id)} without its tool result`,
+      { callId: id },
+    );
+  }
+}
+
+/** The plan field that took away (or brought in) the part of tool call `id`. */
+function sourceOf(id: string, messages: readonly Message[], plan: CheckedPlan): string {
+  const mentions = (message: Message): boolean =>
+    message.parts.some(
+      (part) =>
+        (part.type === 'tool-call' && part.id === id) || (part.type === 'tool-result' && part.callId === id),
+    );
+  const inserted = plan.inserted.findIndex(({ message }) => mentions(message));
+  if (inserted >= 0) return `inserted[${inserted}].message`;
+  const byId = new Map(messages.map((message) => [message.id, message]));
+  const replaced = plan.replaced.findIndex(
+    ({ id: replacedId, message }) => mentions(message) || mentions(byId.get(replacedId) as Message),
+  );
+  return replaced >= 0 ? `replaced[${replaced}].message` : 'dropped';
+}
+
+interface Pairing {
+  readonly call: boolean;
+  readonly result: boolean;
+}
+
+const NEITHER: Pairing = { call: false, result: false };
+
+/** Whether `messages` hold each tool call id's call and its result (only `ids`, when given). */
+function pairing(messages: readonly Message[], ids?: ReadonlySet<string>): Map<string, Pairing> {
+  const found = new Map<string, Pairing>();
+  for (const message of messages) {
+    for (const part of message.parts) {
+      if (part.type === 'tool-call') {
+        if (ids === undefined || ids.has(part.id))
+          found.set(part.id, { call: true, result: found.get(part.id)?.result ?? false });
+      } else if (part.type === 'tool-result' && (ids === undefined || ids.has(part.callId))) {
+        found.set(part.callId, { call: found.get(part.callId)?.call ?? false, result: true });
+      }
+    }
+  }
+  return found;
 }

@@ -63,7 +63,7 @@ describe('planCompaction (RT-1)', () => {
     const extended = [...messages, ...later];
     expect(applyCompactionPlan(extended, plan)).toEqual([...applyCompactionPlan(messages, plan), ...later]);
     expect(() => applyCompactionPlan(messages.slice(1), plan)).toThrow(
-      expect.objectContaining({ code: 'E_INVALID_OPTIONS' }),
+      expect.objectContaining({ code: 'E_INVALID_PLAN' }),
     );
   });
 

@@ -18,6 +18,7 @@ export type ChatfoldErrorCode =
   | 'E_UNKNOWN_MODEL'
   | 'E_TOKENIZER'
   | 'E_BUDGET_IMPOSSIBLE'
+  | 'E_SUMMARY_FAILED'
   | 'E_INVALID_OPTIONS'
   | 'E_UNKNOWN_STRATEGY'
   | 'E_MISSING_DEPENDENCY'
@@ -30,7 +31,9 @@ export type ChatfoldErrorCode =
   | 'E_AGENT_FILE'
   | 'E_WORKSPACE_PATH'
   | 'E_MISSING_API_KEY'
-  | 'E_QUEUE';
+  | 'E_QUEUE'
+  | 'E_UNSUPPORTED_VERSION'
+  | 'E_INVALID_PLAN';
 
 type Open = Readonly<Record<string, unknown>>;
 
@@ -77,6 +80,8 @@ export interface ChatfoldErrorDetailsMap {
     readonly latestTurn?: number | undefined;
     readonly toolTokens?: number | undefined;
   };
+  /** A manual compaction whose summarizer failed, under a policy that makes that an error (nothing changed). */
+  readonly E_SUMMARY_FAILED: Open & { readonly reason?: string | undefined };
   /** A bad option: which one, given to which function. */
   readonly E_INVALID_OPTIONS: Open & {
     readonly option?: string | undefined;
@@ -121,6 +126,14 @@ export interface ChatfoldErrorDetailsMap {
   };
   /** The background compaction queue (issue 13): closed, a job expired, the queue's database failed. */
   readonly E_QUEUE: Open & { readonly queue?: string | undefined; readonly sessionId?: string | undefined };
+  /** A persisted record (snapshot, session state, pending plan, `metadata.chatfold`) written by a newer chatfold. */
+  readonly E_UNSUPPORTED_VERSION: Open & {
+    readonly record?: string | undefined;
+    readonly version?: number | undefined;
+    readonly supported?: number | undefined;
+  };
+  /** A compaction plan that is not one (`applyCompactionPlan`): which field, what was expected. */
+  readonly E_INVALID_PLAN: Open & { readonly where?: string | undefined };
 }
 
 /** Structured data that explains an error of code `C`. */
