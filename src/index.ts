@@ -111,8 +111,13 @@ export { listModels } from './models/list-models.ts';
 export type { ResolvedModel, ResolveModelOptions } from './models/resolve-model.ts';
 export { resolveModel } from './models/resolve-model.ts';
 export type { Budget } from './policy/budget.ts';
+export type { ContextPolicy, ContextPolicyInput, PolicyOverrides, TriggerGroup } from './policy/context-policy.ts';
+export { contextPolicySchema, parsePolicy } from './policy/context-policy.ts';
+export type { CompactionDecision, ContextMeasure, TriggerCondition } from './policy/decide.ts';
+export { decide } from './policy/decide.ts';
+export type { PolicyPresetName, PolicySpec } from './policy/presets.ts';
+export { POLICIES, POLICY_PRESET_NAMES, resolvePolicy } from './policy/presets.ts';
 export type { ContextStatus } from './policy/status.ts';
-export type { TriggerGroup, Triggers } from './policy/triggers.ts';
 // Sessions and stores (RT-1, ST-*)
 export type {
   Chatfold,

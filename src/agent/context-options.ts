@@ -1,65 +1,97 @@
 import type { ChatfoldOptions } from '../session/types.ts';
+import type { ContextPolicy, TriggerGroup } from '../policy/context-policy.ts';
+import { type PolicyPresetName, type PolicySpec, resolvePolicy } from '../policy/presets.ts';
 import { DEFAULT_IDEMPOTENT_TOOLS } from '../strategies/supersede/tool-mappings.ts';
 import type { AgentContextOptions } from './types.ts';
 import { WORKSPACE_IDEMPOTENT_TOOLS, WORKSPACE_TOOL_MAPPINGS } from './workspace/tool-mappings.ts';
 
-/**
- * Defaults of an agent's context settings (AG-1): seed 004's N = 30 messages, K = 128,000
- * tokens and 6 recent messages; the spec's 80 % threshold, 0.5 target, 1,000 retained tokens.
- */
-export const AGENT_CONTEXT_DEFAULTS = Object.freeze({
-  autoSummarize: true,
-  maxMessagesBeforeSummary: 30,
-  maxTokensBeforeSummary: 128_000,
-  minRecentMessages: 6,
-  threshold: 0.8,
-  target: 0.5,
-  retentionTokens: 1000,
-});
-
 /** The chatfold options an agent's context settings and history strategy stand for. */
-export type AgentCompactionOptions = Pick<
-  ChatfoldOptions,
-  'triggers' | 'target' | 'responseReserve' | 'strategy' | 'strategyOptions' | 'protect'
->;
+export type AgentCompactionOptions = Pick<ChatfoldOptions, 'policy' | 'strategyOptions'> & {
+  readonly policy: ContextPolicy;
+};
+
+/** `history:` names that select a whole policy (seed 000), not just a pipeline. */
+const HISTORY_POLICIES: Readonly<Record<string, PolicyPresetName>> = {
+  summarize: 'agent-summarize',
+  truncate: 'agent-truncate',
+};
 
 /**
- * Maps seed 004's context settings onto chatfold's options (AG-1, TRG-2): the triggers fire on
- * `{ fraction: threshold }` OR `{ messages: N }` OR `{ tokens: K }`; with `autoSummarize: false`
- * only a prompt that no longer fits compacts (`{ fraction: 1 }`; overflow is never optional).
- * `minRecentMessages` keeps that many messages verbatim (protected tail and summary retention),
- * `retentionTokens` the newest tokens. The workspace tools' supersede mappings ride along (STR-1).
+ * Maps an agent's context settings onto one policy (AG-1, TRG-2). The base is
+ * `context.policy`; else the policy `history` names (`summarize` → `agent-summarize`,
+ * `truncate` → `agent-truncate`); else `rolling-summary` when N or K is set; else the
+ * library default. Then each key that is set overrides its field — a key left out adds
+ * nothing (no trigger the user did not set or the policy does not show):
+ * `maxMessagesBeforeSummary` / `maxTokensBeforeSummary` → the `messages` / `tokens` triggers,
+ * `threshold` → the `fraction` trigger, `autoSummarize: false` → no triggers (a prompt that
+ * does not fit still compacts), `minRecentMessages` → retained and protected messages,
+ * `retentionTokens`, `target`, `responseReserve` → their fields. The workspace tools'
+ * supersede mappings ride along (STR-1).
  *
- * @param context The agent's context settings; every field defaults to {@link AGENT_CONTEXT_DEFAULTS}.
- * @param history Strategy or pipeline name (seed 000). Default `'hybrid'`.
+ * @param context The agent's context settings.
+ * @param history Strategy or pipeline name (seed 000).
  */
 export function contextToChatfoldOptions(
   context: AgentContextOptions = {},
-  history = 'hybrid',
+  history?: string,
 ): AgentCompactionOptions {
-  const settings = { ...AGENT_CONTEXT_DEFAULTS, ...definedOnly(context) };
+  const hasRolling = context.maxMessagesBeforeSummary !== undefined || context.maxTokensBeforeSummary !== undefined;
+  const historyPolicy = history === undefined ? undefined : HISTORY_POLICIES[history];
+  const spec: PolicySpec =
+    context.policy ?? historyPolicy ?? (hasRolling ? 'rolling-summary' : 'default');
+  const base = resolvePolicy(spec, 'context.policy');
+  let triggers: TriggerGroup[] = base.triggers.map((group) => ({ ...group }));
+  if (hasRolling) {
+    const n = context.maxMessagesBeforeSummary;
+    const k = context.maxTokensBeforeSummary;
+    triggers = triggers
+      .map((group) => ({
+        ...group,
+        ...(n !== undefined && group.messages !== undefined ? { messages: n } : {}),
+        ...(k !== undefined && group.tokens !== undefined ? { tokens: k } : {}),
+      }));
+    if (n !== undefined && !triggers.some((group) => group.messages !== undefined)) triggers.push({ messages: n });
+    if (k !== undefined && !triggers.some((group) => group.tokens !== undefined)) triggers.push({ tokens: k });
+  }
+  if (context.threshold !== undefined) {
+    triggers = [...triggers.filter((group) => group.fraction === undefined), { fraction: context.threshold }];
+  }
+  if (context.autoSummarize === false) triggers = [];
+  const changed =
+    hasRolling ||
+    context.threshold !== undefined ||
+    context.autoSummarize === false ||
+    context.minRecentMessages !== undefined ||
+    context.retentionTokens !== undefined ||
+    context.target !== undefined ||
+    context.responseReserve !== undefined ||
+    (history !== undefined && historyPolicy === undefined);
+  const policy: ContextPolicy = !changed
+    ? base
+    : {
+        ...base,
+        name: base.name.endsWith('(customized)') ? base.name : `${base.name} (customized)`,
+        triggers,
+        ...(context.target === undefined ? {} : { target: { fraction: context.target } }),
+        ...(context.responseReserve === undefined ? {} : { responseReserve: context.responseReserve }),
+        retention: {
+          ...base.retention,
+          ...(context.retentionTokens === undefined ? {} : { tokens: context.retentionTokens }),
+          ...(context.minRecentMessages === undefined ? {} : { messages: context.minRecentMessages }),
+        },
+        protect: {
+          ...base.protect,
+          ...(context.minRecentMessages === undefined ? {} : { recentMessages: context.minRecentMessages }),
+        },
+        ...(history !== undefined && historyPolicy === undefined ? { pipeline: [history] } : {}),
+      };
   return {
-    triggers: settings.autoSummarize
-      ? [
-          { fraction: settings.threshold },
-          { messages: settings.maxMessagesBeforeSummary },
-          { tokens: settings.maxTokensBeforeSummary },
-        ]
-      : [{ fraction: 1 }],
-    target: settings.target,
-    ...(context.responseReserve === undefined ? {} : { responseReserve: context.responseReserve }),
-    strategy: history,
-    protect: { keepRecent: settings.minRecentMessages },
+    policy,
     strategyOptions: {
-      summarize: { retentionTokens: settings.retentionTokens, retentionMessages: settings.minRecentMessages },
       supersede: {
         tools: WORKSPACE_TOOL_MAPPINGS,
         idempotentTools: [...DEFAULT_IDEMPOTENT_TOOLS, ...WORKSPACE_IDEMPOTENT_TOOLS],
       },
     },
   };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

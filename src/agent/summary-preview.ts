@@ -2,7 +2,11 @@ import type { CompactionPlan } from '../compaction/types.ts';
 import type { SummaryPreview } from './types.ts';
 
 /** Reads a dry-run plan as the numbers a confirmation shows (WEB-5, `/summarize`). */
-export function summaryPreviewOf(plan: CompactionPlan, messagesInHistory: number): SummaryPreview {
+export function summaryPreviewOf(
+  plan: CompactionPlan,
+  messagesInHistory: number,
+  floorTokens: number,
+): SummaryPreview {
   const summarizeStage = plan.stages.find((stage) => stage.stage === 'summarize');
   const messagesToSummarize = summarizeStage?.summarized ?? plan.dropped.length;
   return {
@@ -12,6 +16,7 @@ export function summaryPreviewOf(plan: CompactionPlan, messagesInHistory: number
     messagesToSummarize,
     tokensBefore: plan.tokensBefore,
     tokensAfter: plan.tokensAfter,
+    floorTokens,
     plan,
   };
 }

@@ -2,6 +2,7 @@
 import {
   applyCompactionPlan,
   type CompactionEvent,
+  type ContextPolicy,
   type CompactionMode,
   type CompactionPlan,
   type CompactionReport,
@@ -92,10 +93,10 @@ describe('option unions', () => {
   });
 
   it('DEFAULTS is read-only and typed by value', () => {
-    expectTypeOf(DEFAULTS.keepRecent).toExtend<number>();
-    expectTypeOf(DEFAULTS.triggers).toExtend<readonly { readonly fraction: number }[]>();
+    expectTypeOf(DEFAULTS.maskKeepRecent).toExtend<number>();
+    expectTypeOf(DEFAULTS.policy).toEqualTypeOf<ContextPolicy>();
     // @ts-expect-error defaults cannot be changed
-    DEFAULTS.keepRecent = 3;
+    DEFAULTS.maskKeepRecent = 3;
   });
 });
 

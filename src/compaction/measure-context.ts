@@ -1,7 +1,5 @@
-import { DEFAULTS } from '../defaults.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
-import type { ContextEvaluation } from '../policy/evaluate-context.ts';
-import type { Triggers } from '../policy/triggers.ts';
+import type { CompactionDecision } from '../policy/decide.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import type { CompactionFallback } from './types.ts';
 
@@ -12,10 +10,9 @@ const EXACT_COUNT_BAND = 0.85;
 export interface MeasureContextOptions {
   readonly counter: TokenCounter;
   readonly messages: readonly Message[];
-  /** The one policy evaluation (`evaluateContext` bound to the caller's settings). */
-  readonly evaluate: (tokens: number) => ContextEvaluation;
+  /** The one decision (`decide` bound to the caller's policy and counts), for a message-token count. */
+  readonly decideFor: (tokens: number) => CompactionDecision;
   readonly tools?: readonly ToolDefinition[];
-  readonly triggers?: Triggers;
   readonly signal?: AbortSignal;
   /** Ask the counter's exact endpoint when near a threshold (automatic decisions only). */
   readonly exactWhenNear: boolean;
@@ -23,23 +20,19 @@ export interface MeasureContextOptions {
 }
 
 /**
- * Counts the messages and evaluates budget and triggers (TRG-1..4). A counter that can count
- * exactly through the provider (TOK-4) is asked when the local estimate is near a trigger or
- * the budget, and its count decides; if the endpoint fails, the estimate is used and a
- * `counter` fallback says so.
+ * Counts the messages and decides (TRG-1..4). A counter that can count exactly through the
+ * provider (TOK-4) is asked when the local estimate is near a token trigger or the budget,
+ * and its count decides; if the endpoint fails, the estimate is used and a `counter`
+ * fallback says so.
  */
 export async function measureContext(
   options: MeasureContextOptions,
-): Promise<{ tokens: number; evaluation: ContextEvaluation }> {
-  const { counter, messages, evaluate } = options;
+): Promise<{ tokens: number; decision: CompactionDecision }> {
+  const { counter, messages, decideFor } = options;
   const tokens = counter.count(messages).total;
-  const evaluation = evaluate(tokens);
-  if (
-    counter.countExact === undefined ||
-    !options.exactWhenNear ||
-    !isNear(tokens, evaluation, options.triggers)
-  ) {
-    return { tokens, evaluation };
+  const decision = decideFor(tokens);
+  if (counter.countExact === undefined || !options.exactWhenNear || !isNear(tokens, decision)) {
+    return { tokens, decision };
   }
   try {
     const count = await counter.countExact(messages, {
@@ -47,7 +40,7 @@ export async function measureContext(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const exact = count.total - count.tools;
-    return { tokens: exact, evaluation: evaluate(exact) };
+    return { tokens: exact, decision: decideFor(exact) };
   } catch (error) {
     options.signal?.throwIfAborted();
     options.onFallback({
@@ -55,20 +48,13 @@ export async function measureContext(
       fallback: 'estimate',
       reason: `exact count failed, using the ${counter.accuracy} estimate: ${error instanceof Error ? error.message : String(error)}`,
     });
-    return { tokens, evaluation };
+    return { tokens, decision };
   }
 }
 
-function isNear(
-  tokens: number,
-  evaluation: ContextEvaluation,
-  triggers: Triggers = DEFAULTS.triggers,
-): boolean {
-  const budget = evaluation.budget.messages;
-  if (tokens > budget * EXACT_COUNT_BAND) return true;
-  return triggers.some(
-    (group) =>
-      (group.fraction !== undefined && tokens >= group.fraction * budget * EXACT_COUNT_BAND) ||
-      (group.tokens !== undefined && tokens >= group.tokens * EXACT_COUNT_BAND),
+function isNear(tokens: number, decision: CompactionDecision): boolean {
+  if (tokens > decision.budget.messages * EXACT_COUNT_BAND) return true;
+  return decision.conditions.some(
+    (condition) => condition.kind !== 'messages' && condition.value >= condition.threshold * EXACT_COUNT_BAND,
   );
 }

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
-import type { ContextPolicy } from '../policy/evaluate-context.ts';
-import { checkTriggers, type Triggers } from '../policy/triggers.ts';
+import { type TriggerGroup, triggerGroupSchema } from '../policy/context-policy.ts';
+import type { PolicySpec } from '../policy/presets.ts';
+import { compactionPolicy } from './compaction-policy.ts';
 import type { ProtectOptions } from '../strategies/protect.ts';
 import {
   createStrategyRegistry,
@@ -30,8 +31,32 @@ export interface ModelOptions {
   readonly counter?: TokenCounter;
 }
 
+/**
+ * Shorthands for the most used policy fields; each overrides the policy's field (they exist so
+ * `compact(messages, { model, target: 0.4 })` reads naturally). Prefer `policy` for anything more.
+ */
+export interface PolicyShorthands {
+  /** Replaces `policy.triggers` (OR of AND-groups; `fraction` is a share of the window). */
+  readonly triggers?: readonly TriggerGroup[];
+  /** Replaces `policy.floor.tokens`: no automatic compaction below this many prompt tokens. */
+  readonly floor?: number;
+  /** Replaces `policy.target`: compact down to this share of the window. */
+  readonly target?: number;
+  /** Replaces `policy.responseReserve` (tokens). */
+  readonly responseReserve?: number;
+  /** Replaces `policy.safetyMargin` (share of the window). */
+  readonly safetyMargin?: number;
+}
+
 /** How a conversation is compacted: everything but the per-call inputs. */
-export interface CompactionSettings extends ModelOptions, ContextPolicy {
+export interface CompactionSettings extends ModelOptions, PolicyShorthands {
+  /**
+   * When to compact and what to keep: a preset name (`'default'`, `'chat-app'`,
+   * `'agent-summarize'`, `'agent-truncate'`, `'rolling-summary'`, `'local-truncation'`,
+   * `'local-importance'`, `'local-summarization'`), a policy object (completed from the
+   * default), or `{ preset, overrides }`. Default: the `default` preset. See docs/policies.md.
+   */
+  readonly policy?: PolicySpec;
   /** Tool definitions sent with the request; counted against the budget (TRG-1). */
   readonly tools?: readonly ToolDefinition[];
   /** Provider whose structural rules the projection must satisfy (MSG-3, SUM-7). */
@@ -54,17 +79,11 @@ export interface CompactionSettings extends ModelOptions, ContextPolicy {
 /** Options of `compact()` and `planCompaction()`. Only a model (or a window) is required. */
 export interface CompactOptions extends CompactionSettings {
   /**
-   * `'auto'` (default) compacts only when a trigger fires or the prompt is over budget;
-   * `'manual'` always compacts to the target; `'overflow'` is for a provider overflow error.
+   * `'auto'` (default) compacts only when the policy's triggers fire or the prompt is over
+   * budget; `'manual'` always compacts (the policy's `manual.scope`); `'overflow'` is for a
+   * provider overflow error.
    */
   readonly mode?: CompactionMode;
-  /** Messages appended since the last compaction, for `messages` triggers. Default: all. */
-  readonly messagesSinceCompaction?: number;
-  /**
-   * `beforeCompact` cancels in a row before this call (HK-1): at `DEFAULTS.maxConsecutiveCancels`
-   * the hook's cancel is overridden. The caller keeps the count (a session does it for you).
-   */
-  readonly consecutiveCancels?: number;
   /** Aborts the compaction and any in-flight summary; the call rejects with the signal's reason. */
   readonly signal?: AbortSignal;
 }
@@ -86,7 +105,8 @@ export const compactionSettingsShape = {
   window: positiveInt.optional(),
   maxOutputTokens: nonNegativeInt.optional(),
   counter: withMethods<TokenCounter>('a token counter', ['count', 'countMessage', 'countText']).optional(),
-  triggers: z.custom<Triggers>((value) => Array.isArray(value)).optional(),
+  policy: z.unknown().optional(),
+  triggers: z.array(triggerGroupSchema).optional(),
   floor: nonNegativeInt.optional(),
   target: share.optional(),
   responseReserve: nonNegativeInt.optional(),
@@ -120,8 +140,6 @@ const compactOptionsSchema = z
   .object({
     ...compactionSettingsShape,
     mode: z.enum(['auto', 'manual', 'overflow']).optional(),
-    messagesSinceCompaction: nonNegativeInt.optional(),
-    consecutiveCancels: nonNegativeInt.optional(),
     signal: z
       .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
       .optional(),
@@ -134,10 +152,9 @@ const compactOptionsSchema = z
  */
 export function checkCompactionSettings(options: CompactionSettings, where: string): void {
   try {
-    if (options.triggers !== undefined) checkTriggers(options.triggers);
-    if (options.strategy !== undefined) {
-      (options.registry ?? createStrategyRegistry()).resolve(options.strategy, options.strategyOptions ?? {});
-    }
+    const policy = compactionPolicy(options);
+    // Every stage name must be known now (a typo must fail here, not silently send the prompt unchanged).
+    (options.registry ?? createStrategyRegistry()).resolve(options.strategy ?? policy.pipeline, options.strategyOptions ?? {});
   } catch (error) {
     if (!ChatfoldError.isInstance(error)) throw error;
     throw new ChatfoldError(error.code, `${where}: ${error.message}`, error.details, { cause: error });

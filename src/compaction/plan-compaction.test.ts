@@ -95,7 +95,7 @@ describe('planCompaction (RT-1)', () => {
       [{ ...options, stratgy: 'hybrid' }, /unknown option "stratgy"/],
       [{ ...options, mode: 'sometimes' }, /mode/],
       [{ ...options, summarizer: 'gpt-4o-mini' }, /summarizer/],
-      [{ ...options, triggers: [{ fraction: 3 }] }, /triggers\[0\]\.fraction/],
+      [{ ...options, triggers: [{ fraction: 3 }] }, /triggers\.0\.fraction/],
     ];
     for (const [bad, message] of cases) {
       for (const call of [compact, planCompaction]) {

@@ -1,20 +1,29 @@
 import { DEFAULTS } from '../defaults.ts';
 import { assertMessages } from '../messages/check-messages.ts';
-import type { Message } from '../messages/types.ts';
+import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { assertValid } from '../messages/validate.ts';
-import { type ContextEvaluation, evaluateContext } from '../policy/evaluate-context.ts';
+import type { ContextPolicy } from '../policy/context-policy.ts';
+import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { runPipeline } from '../strategies/pipeline.ts';
-import { protectedIds } from '../strategies/protect.ts';
-import { createStrategyRegistry, type StrategyOptions } from '../strategies/registry.ts';
+import { isUserTurn, type ProtectOptions, protectedIds } from '../strategies/protect.ts';
+import {
+  createStrategyRegistry,
+  type StrategyOptions,
+  type StrategyRegistry,
+  type StrategySpec,
+} from '../strategies/registry.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
 import { groupUnits } from '../strategies/tool-groups.ts';
+import type { Summarizer } from '../summarize/types.ts';
+import type { TokenCounter } from '../tokens/types.ts';
+import { compactionPolicy } from './compaction-policy.ts';
 import { measureContext } from './measure-context.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
 import { resolveCompactionModel } from './resolve-model.ts';
 import type {
-  BeforeCompactResult,
+  CompactionEvent,
   CompactionFallback,
-  CompactionMode,
+  CompactionHooks,
   CompactionPlan,
   CompactionReport,
 } from './types.ts';
@@ -27,10 +36,11 @@ import type {
  * it as a preview. Pure apart from the summarizer call (and the counter's exact endpoint).
  *
  * @param messages Neutral messages, oldest first.
- * @param options Model or window, strategy, triggers, summarizer, hooks, `signal`.
+ * @param options Model or window, policy, summarizer, hooks, `signal`.
  * @returns The plan; `plan.compacted` is false when nothing is due (or a hook cancelled).
  * @throws ChatfoldError `E_INVALID_OPTIONS` for bad options, `E_INVALID_MESSAGES` for
- *   structurally invalid input, `E_BUDGET_IMPOSSIBLE` when the protected minimum cannot fit;
+ *   structurally invalid input, `E_BUDGET_IMPOSSIBLE` when the protected minimum cannot fit,
+ *   `E_SUMMARY_FAILED` when a manual summary fails under a policy that makes that an error;
  *   the signal's reason when aborted.
  *
  * @example
@@ -45,55 +55,118 @@ export async function planCompaction(
   return (await runPlanner(checked, parseCompactOptions(options, 'planCompaction'))).plan;
 }
 
-/** The planner, with the projection the pipeline built (for `compact()`, which applies it). */
+/**
+ * Messages added since the last compaction, read from the projection itself: those after the
+ * newest chatfold summary or omission marker (all of them when there is none). A stateless
+ * caller needs no bookkeeping for `messages` triggers.
+ */
+export function messagesSinceCompaction(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const metadata = (messages[i] as Message).metadata?.chatfold as { transform?: unknown } | undefined;
+    if (metadata?.transform === 'summary' || metadata?.transform === 'marker') return messages.length - 1 - i;
+  }
+  return messages.length;
+}
+
+/** The stateless path (`compact`, `planCompaction`): measure, decide once, run. */
 export async function runPlanner(
   messages: readonly Message[],
   options: CompactOptions,
+  { mayCancel = true }: { readonly mayCancel?: boolean } = {},
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   options.signal?.throwIfAborted();
   // Structural problems would make every projection invalid; empty messages are the caller's business.
   assertValid(messages, { allowPendingToolCalls: true, ignore: ['empty-message'] });
-  const { counter, window, maxOutputTokens, warnings: modelWarnings } = resolveCompactionModel(options);
+  const model = resolveCompactionModel(options);
+  const policy = compactionPolicy(options);
   const fallbacks: CompactionFallback[] = [];
   const onFallback = (fallback: CompactionFallback): void => {
     fallbacks.push(fallback);
     options.onEvent?.({ type: 'compaction-fallback', ...fallback });
   };
-  const toolTokens = options.tools?.length ? counter.count([], { tools: options.tools }).tools : 0;
-  const measure = (tokens: number): ContextEvaluation =>
-    evaluateContext(
-      {
-        window,
-        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-        accuracy: counter.accuracy,
-        toolTokens,
-        tokens,
-        messagesSinceCompaction: options.messagesSinceCompaction ?? messages.length,
-      },
-      options,
-    );
-  const { tokens: tokensBefore, evaluation } = await measureContext({
-    counter,
+  const toolTokens = options.tools?.length ? model.counter.count([], { tools: options.tools }).tools : 0;
+  const requested = options.mode ?? 'auto';
+  const { decision } = await measureContext({
+    counter: model.counter,
     messages,
-    evaluate: measure,
+    decideFor: (tokens) =>
+      decide(
+        {
+          window: model.window,
+          maxOutputTokens: model.maxOutputTokens,
+          accuracy: model.counter.accuracy,
+          toolTokens,
+          tokens,
+          messages: messages.length,
+          messagesSinceCompaction: messagesSinceCompaction(messages),
+        },
+        policy,
+        requested,
+      ),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
-    ...(options.triggers === undefined ? {} : { triggers: options.triggers }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    exactWhenNear: options.mode === undefined || options.mode === 'auto',
+    exactWhenNear: requested === 'auto',
     onFallback,
   });
-  const { budget, decision } = evaluation;
-  // A manual compaction below the target still compacts (FR-5.4.2: allowed, with a warning),
-  // and so does a `messages` or `tokens` trigger that fires below it (seed 004: "summarize
-  // after N messages"): both compact to a share of what is there.
-  const firedBelowTarget = (options.mode ?? 'auto') === 'auto' && decision.trigger === 'auto';
-  const target =
-    (options.mode === 'manual' || firedBelowTarget) && tokensBefore <= evaluation.target
-      ? Math.floor(tokensBefore * DEFAULTS.target)
-      : evaluation.target;
+  return runCompaction(messages, decision, {
+    ...options,
+    counter: model.counter,
+    policy,
+    mayCancel,
+    warnings: model.warnings,
+    fallbacks,
+  });
+}
+
+/** What one compaction run needs besides the messages and the decision. */
+export interface CompactionRun {
+  readonly counter: TokenCounter;
+  readonly policy: ContextPolicy;
+  readonly provider?: Provider | undefined;
+  readonly tools?: readonly ToolDefinition[] | undefined;
+  /** The LLM summarizer, when this run may call it (a session leaves it out while backing off). */
+  readonly summarizer?: Summarizer | undefined;
+  readonly instructions?: string | undefined;
+  readonly hooks?: CompactionHooks | undefined;
+  readonly onEvent?: ((event: CompactionEvent) => void) | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** Overrides the policy's pipeline with strategy objects or names. */
+  readonly strategy?: StrategySpec | undefined;
+  readonly strategyOptions?: StrategyOptions | undefined;
+  readonly registry?: StrategyRegistry | undefined;
+  readonly protect?: ProtectOptions | undefined;
+  /** Whether a `beforeCompact` cancel is honoured (a session stops after several in a row). */
+  readonly mayCancel: boolean;
+  /** Warnings to carry into the plan (e.g. an unknown model's assumed window). */
+  readonly warnings?: readonly string[] | undefined;
+  /** Fallbacks already taken while measuring (the plan lists them too). */
+  readonly fallbacks?: CompactionFallback[] | undefined;
+  /** A fallback the caller took before the run (e.g. the summarizer is backing off), reported in the plan. */
+  readonly summarizerUnavailable?: string | undefined;
+}
+
+/**
+ * Runs one compaction for a decision already made (Engine 2: the session and the stateless
+ * path both decide once, with `decide`, and call this): the hook, the events, the stages of
+ * the policy's pipeline, the final fit, the plan. Never decides again.
+ */
+export async function runCompaction(
+  messages: readonly Message[],
+  decision: CompactionDecision,
+  run: CompactionRun,
+): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
+  const { counter, policy } = run;
+  const fallbacks: CompactionFallback[] = run.fallbacks ?? [];
+  const onFallback = (fallback: CompactionFallback): void => {
+    fallbacks.push(fallback);
+    run.onEvent?.({ type: 'compaction-fallback', ...fallback });
+  };
+  const tokensBefore = decision.promptTokens - decision.budget.toolTokens;
+  const { budget, mode, target } = decision;
   const base = {
     version: 1 as const,
-    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...(run.provider === undefined ? {} : { provider: run.provider }),
+    policy: policy.name,
     budget,
     target,
     tokensBefore,
@@ -107,9 +180,7 @@ export async function runPlanner(
         : { firstId: (messages[0] as Message).id, lastId: (messages.at(-1) as Message).id }),
     },
   };
-  const requested = options.mode ?? 'auto';
-  const mode: CompactionMode = decision.trigger === 'overflow' ? 'overflow' : requested;
-  const warnings: string[] = [...modelWarnings];
+  const warnings: string[] = [...(run.warnings ?? [])];
   const unchanged = (reason: string, cancelled = false) => ({
     plan: {
       ...base,
@@ -128,21 +199,22 @@ export async function runPlanner(
     } satisfies CompactionPlan,
     messages,
   });
-  if (requested === 'auto' && !decision.shouldCompact) return unchanged(decision.reason);
-  const reason =
-    requested === 'manual'
-      ? 'manual compaction'
-      : mode === 'overflow' && requested === 'overflow'
-        ? 'provider reported a context overflow'
-        : decision.reason;
-  if (requested === 'manual' && target < evaluation.target) {
-    warnings.push(
-      `little to gain: ${tokensBefore} tokens is already below the target of ${evaluation.target}; compacting to ${target}`,
-    );
+  if (!decision.compact) return unchanged(decision.reason);
+  if (mode === 'manual' && tokensBefore < policy.floor.tokens) {
+    // FR-5.4.2: allowed by hand, with a warning.
+    warnings.push(`little to gain: the prompt (${tokensBefore} tokens) is below the ${policy.floor.tokens}-token floor for automatic compaction`);
   }
-
+  if (run.summarizerUnavailable !== undefined) {
+    onFallback({
+      source: 'summarizer',
+      stage: 'summarize',
+      fallback: policy.onFailure.auto === 'skip' ? 'skipped' : 'extractive',
+      reason: run.summarizerUnavailable,
+    });
+    if (policy.onFailure.auto === 'skip' && mode === 'auto') return unchanged(`the summarizer is backing off: ${run.summarizerUnavailable}`);
+  }
   const previous = messages.map(summaryRecordOf).find((record) => record !== undefined);
-  const hook = await options.hooks?.beforeCompact?.({
+  const hook = await run.hooks?.beforeCompact?.({
     mode,
     tokens: tokensBefore,
     target,
@@ -152,58 +224,54 @@ export async function runPlanner(
       ? {}
       : { previousSummary: { text: previous.text, ledger: previous.ledger, covers: previous.covers } }),
   });
-  options.signal?.throwIfAborted();
+  run.signal?.throwIfAborted();
   if (hook?.cancel === true) {
     if (mode === 'overflow') warnings.push('beforeCompact asked to cancel, ignored: the prompt does not fit');
-    else if ((options.consecutiveCancels ?? 0) < DEFAULTS.maxConsecutiveCancels) {
-      return unchanged('cancelled by beforeCompact', true);
-    } else {
-      warnings.push(
-        `beforeCompact cancelled ${DEFAULTS.maxConsecutiveCancels} times in a row; compacting anyway`,
-      );
-    }
+    else if (run.mayCancel) return unchanged('cancelled by beforeCompact', true);
+    else warnings.push(`beforeCompact cancelled ${DEFAULTS.maxConsecutiveCancels} times in a row; compacting anyway`);
   }
-
   const started = performance.now();
-  options.onEvent?.({
-    type: 'compaction-start',
-    mode,
-    tokens: tokensBefore,
-    target,
-    messages: messages.length,
-  });
+  run.onEvent?.({ type: 'compaction-start', mode, tokens: tokensBefore, target, messages: messages.length });
   try {
-    const run = await runPipeline(messages, stagesFor(options, hook), {
+    const scope = decision.scope;
+    const lastIsUser = messages.length > 0 && isUserTurn(messages.at(-1) as Message);
+    const units = groupUnits(messages);
+    const result = await runPipeline(messages, stagesOf(run, hook?.instructions, hook?.customSummary, mode), {
       counter,
       target,
       budget: budget.messages,
       reservedTokens: budget.toolTokens,
-      protectedIds: protectedIds(messages, groupUnits(messages), options.protect, {
-        maxTokens: Math.floor(target * DEFAULTS.tailShareOfTarget),
-        tokensOf: (message) => counter.countMessage(message),
-        maxToolTokens: Math.floor(
-          budget.messages * (options.strategyOptions?.clip?.maxShare ?? DEFAULTS.clipShare),
-        ),
-      }),
-      ...(options.provider === undefined ? {} : { provider: options.provider }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      onProgress: (delta) => options.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
+      protectedIds: protectedIds(
+        messages,
+        units,
+        {
+          ...run.protect,
+          keepRecent: policy.protect.recentMessages,
+          keepFirstUser: policy.protect.firstUserMessage,
+          // A manual "summarize everything" between turns covers the last request too; a pending one stays.
+          keepLatestTurn: scope !== 'all' || lastIsUser,
+        },
+        {
+          maxTokens: Math.floor(target * policy.protect.maxShareOfTarget),
+          tokensOf: (message) => counter.countMessage(message),
+          maxToolTokens: Math.floor(budget.messages * (run.strategyOptions?.clip?.maxShare ?? DEFAULTS.clipShare)),
+        },
+      ),
+      force: decision.summarizeBelowTarget,
+      scope,
+      ...(run.provider === undefined ? {} : { provider: run.provider }),
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+      onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
       onFallback,
     });
-    const dropped = run.edits.dropped;
-    const tokensAfter = counter.count(run.messages).total;
+    const dropped = result.edits.dropped;
+    const tokensAfter = counter.count(result.messages).total;
     if (tokensAfter >= tokensBefore && mode === 'auto') {
       // E.g. an extractive summary of a few short messages: nothing to gain, and rewriting the
       // prompt would only break the provider's cache. (Asked for by hand, it runs, with a warning.)
-      const result = unchanged(
-        `compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`,
-      );
-      options.onEvent?.({
-        type: 'compaction-end',
-        report: reportOf(result.plan),
-        durationMs: performance.now() - started,
-      });
-      return result;
+      const outcome = unchanged(`compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`);
+      run.onEvent?.({ type: 'compaction-end', report: reportOf(outcome.plan), durationMs: performance.now() - started });
+      return outcome;
     }
     if (tokensAfter >= tokensBefore && mode === 'manual') {
       warnings.push(`the compacted prompt is not smaller (${tokensBefore} → ${tokensAfter} tokens)`);
@@ -211,28 +279,65 @@ export async function runPlanner(
     const plan: CompactionPlan = {
       ...base,
       mode,
-      compacted: dropped.length + run.edits.replaced.length + run.edits.inserted.length > 0,
+      compacted: dropped.length + result.edits.replaced.length + result.edits.inserted.length > 0,
       cancelled: false,
-      reason,
+      reason: decision.reason,
       tokensAfter,
-      messagesAfter: run.messages.length,
-      stages: run.stages,
-      ...(run.summary === undefined ? {} : { summary: run.summary }),
+      messagesAfter: result.messages.length,
+      stages: result.stages,
+      ...(result.summary === undefined ? {} : { summary: result.summary }),
       fallbacks,
-      warnings: [...warnings, ...run.warnings],
+      warnings: [...warnings, ...result.warnings],
       dropped,
-      replaced: run.edits.replaced,
-      inserted: run.edits.inserted,
+      replaced: result.edits.replaced,
+      inserted: result.edits.inserted,
       ...firstKept(messages, new Set(dropped)),
     };
     const report = reportOf(plan);
-    await options.hooks?.afterCompact?.(report);
-    options.onEvent?.({ type: 'compaction-end', report, durationMs: performance.now() - started });
-    return { plan, messages: run.messages };
+    await run.hooks?.afterCompact?.(report);
+    run.onEvent?.({ type: 'compaction-end', report, durationMs: performance.now() - started });
+    return { plan, messages: result.messages };
   } catch (error) {
-    options.onEvent?.({ type: 'compaction-error', error, durationMs: performance.now() - started });
+    run.onEvent?.({ type: 'compaction-error', error, durationMs: performance.now() - started });
     throw error;
   }
+}
+
+/** The stages of a run: the caller's strategy, else the policy's pipeline, with the policy's settings. */
+function stagesOf(
+  run: CompactionRun,
+  hookInstructions: string | undefined,
+  customSummary: string | undefined,
+  mode: CompactionDecision['mode'],
+) {
+  const { policy } = run;
+  const instructions = [run.instructions, hookInstructions].filter(Boolean).join('\n\n');
+  const user = run.strategyOptions ?? {};
+  const retention = {
+    ...(policy.retention.tokens === undefined ? {} : { retentionTokens: policy.retention.tokens }),
+    ...(policy.retention.messages === undefined ? {} : { retentionMessages: policy.retention.messages }),
+  };
+  const marker = policy.omissionMarker === undefined ? {} : { marker: policy.omissionMarker };
+  const onFailure = mode === 'manual' ? policy.onFailure.manual : mode === 'auto' ? policy.onFailure.auto : 'extractive';
+  const options: StrategyOptions = {
+    ...user,
+    summarize: {
+      ...retention,
+      keepGoal: policy.protect.firstUserMessage,
+      placement: policy.summary.placement,
+      recentFiles: policy.protect.recentFiles.count,
+      recentFilesShare: policy.protect.recentFiles.share,
+      ...(policy.summary.maxTokens === undefined ? {} : { maxSummaryTokens: policy.summary.maxTokens }),
+      onFailure,
+      ...user.summarize,
+      ...(run.summarizer === undefined ? {} : { summarizer: run.summarizer }),
+      ...(instructions === '' ? {} : { instructions }),
+      ...(customSummary === undefined ? {} : { customSummary }),
+    },
+    truncate: { ...retention, ...marker, ...user.truncate },
+    importance: { ...retention, ...marker, ...user.importance },
+  };
+  return (run.registry ?? createStrategyRegistry()).resolve(run.strategy ?? policy.pipeline, options);
 }
 
 /** The report part of a plan (no message payloads): for events, hooks and logs. */
@@ -247,23 +352,6 @@ export function reportOf(plan: CompactionReport): CompactionReport {
     ...report
   } = plan as CompactionPlan;
   return report;
-}
-
-function stagesFor(options: CompactOptions, hook: BeforeCompactResult | undefined) {
-  const instructions = [options.instructions, hook?.instructions].filter(Boolean).join('\n\n');
-  const strategyOptions: StrategyOptions = {
-    ...options.strategyOptions,
-    summarize: {
-      ...options.strategyOptions?.summarize,
-      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-      ...(instructions === '' ? {} : { instructions }),
-      ...(hook?.customSummary === undefined ? {} : { customSummary: hook.customSummary }),
-    },
-  };
-  return (options.registry ?? createStrategyRegistry()).resolve(
-    options.strategy ?? DEFAULTS.strategy,
-    strategyOptions,
-  );
 }
 
 /** The first input message kept after the last one the plan dropped. */

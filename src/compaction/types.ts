@@ -3,8 +3,9 @@ import type { Budget } from '../policy/budget.ts';
 import type { FactLedger } from '../summarize/types.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
 
-/** Why a compaction runs (HK-1): a trigger fired, the caller asked, or the prompt did not fit. */
-export type CompactionMode = 'auto' | 'manual' | 'overflow';
+/** Why a compaction runs (HK-1): a trigger fired, the caller asked, or the prompt did not fit. One name everywhere: events, stores, the web wire. */
+export type { CompactionMode } from '../policy/decide.ts';
+import type { CompactionMode } from '../policy/decide.ts';
 
 /** The stored messages a summary stands for, oldest and newest included. */
 export interface SummaryCoverage {
@@ -50,7 +51,7 @@ export interface StageEffect {
 export interface CompactionFallback {
   /** What failed: the LLM summarizer, a stage of the pipeline, the counter's exact endpoint. */
   readonly source: 'summarizer' | 'stage' | 'counter';
-  /** What was used instead, e.g. `extractive`, `skipped`. */
+  /** What was used instead, e.g. `extractive`, `skipped`, `clipped`, `estimate`. */
   readonly fallback: string;
   readonly reason: string;
   readonly stage?: string;
@@ -65,8 +66,10 @@ export interface CompactionReport {
   readonly compacted: boolean;
   readonly cancelled: boolean;
   readonly mode: CompactionMode;
-  /** Why it ran or did not, e.g. `tokens 41,200 ≥ 80 % of budget 50,000`. */
+  /** Why it ran or did not, e.g. `prompt 3,900 ≥ 95 % of the window 4,096`. */
   readonly reason: string;
+  /** The name of the policy that decided (`default`, `chat-app`, `custom`, …). */
+  readonly policy?: string;
   readonly provider?: Provider;
   readonly budget: Budget;
   /** Tokens the projection should get down to (hysteresis, TRG-4). */

@@ -1,19 +1,20 @@
 import { applyCompactionPlan } from '../compaction/apply-plan.ts';
-import { planCompaction } from '../compaction/plan-compaction.ts';
+import { runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionReport } from '../compaction/types.ts';
-import { DEFAULTS } from '../defaults.ts';
 import { assertMessages } from '../messages/check-messages.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import type { ModelPricing } from '../models/types.ts';
-import { evaluateContext } from '../policy/evaluate-context.ts';
+import { compactionPolicy } from '../compaction/compaction-policy.ts';
+import type { TriggerGroup } from '../policy/context-policy.ts';
+import { decide } from '../policy/decide.ts';
+import type { PolicySpec } from '../policy/presets.ts';
 import {
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
   recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
-import type { Triggers } from '../policy/triggers.ts';
 import { isUserTurn, type ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategySpec } from '../strategies/registry.ts';
 import { extractLedger } from '../summarize/ledger.ts';
@@ -32,7 +33,9 @@ export interface ReplayOptions {
   readonly provider?: Provider;
   readonly strategy?: StrategySpec;
   readonly strategyOptions?: StrategyOptions;
-  readonly triggers?: Triggers;
+  /** The policy to replay under (a preset name, a policy, or a preset with overrides). Default `default`. */
+  readonly policy?: PolicySpec;
+  readonly triggers?: readonly TriggerGroup[];
   readonly target?: number;
   readonly floor?: number;
   readonly protect?: ProtectOptions;
@@ -103,25 +106,33 @@ export async function replayConversation(
 ): Promise<ReplayResult> {
   assertMessages(messages, 'replayConversation');
   const { counter } = options;
-  const policy = {
-    triggers: options.triggers ?? DEFAULTS.triggers,
-    floor: options.floor ?? DEFAULTS.floor,
-    target: options.target ?? DEFAULTS.target,
+  const shorthands = {
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+    ...(options.triggers === undefined ? {} : { triggers: options.triggers }),
+    ...(options.floor === undefined ? {} : { floor: options.floor }),
+    ...(options.target === undefined ? {} : { target: options.target }),
     ...(options.responseReserve === undefined ? {} : { responseReserve: options.responseReserve }),
   };
-  const evaluate = (tokens: number, messagesSinceCompaction: number) =>
-    evaluateContext(
+  const policy = compactionPolicy({
+    ...shorthands,
+    ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+    ...(options.strategyOptions === undefined ? {} : { strategyOptions: options.strategyOptions }),
+    ...(options.protect === undefined ? {} : { protect: options.protect }),
+  });
+  const evaluate = (tokens: number, messages: number, messagesSinceCompaction: number) =>
+    decide(
       {
         window: options.window,
-        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        maxOutputTokens: options.maxOutputTokens,
         accuracy: counter.accuracy,
         toolTokens: 0,
         tokens,
+        messages,
         messagesSinceCompaction,
       },
       policy,
     );
-  const { budget } = evaluate(0, 0);
+  const { budget } = evaluate(0, 0, 0);
   const overhead = counter.count([]).total;
   const goal = messages.find(isUserTurn);
   const pricing = options.pricing;
@@ -153,21 +164,19 @@ export async function replayConversation(
     }
     let tokens = counter.count(projection).total;
     let compacted = false;
-    const { decision } = evaluate(tokens, sinceCompaction);
-    if (decision.shouldCompact && (decision.trigger === 'overflow' || isCompactionAllowed(guard, next))) {
+    const decision = evaluate(tokens, projection.length, sinceCompaction);
+    if (decision.compact && (decision.mode === 'overflow' || isCompactionAllowed(guard, next))) {
       try {
-        const plan = await planCompaction(projection, {
+        // Decided once above; the run never decides again (the same path a session takes).
+        const { plan } = await runCompaction(projection, decision, {
           counter,
-          window: options.window,
-          ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-          ...(options.responseReserve === undefined ? {} : { responseReserve: options.responseReserve }),
+          policy,
           ...(options.provider === undefined ? {} : { provider: options.provider }),
           ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
           ...(options.strategyOptions === undefined ? {} : { strategyOptions: options.strategyOptions }),
           ...(options.protect === undefined ? {} : { protect: options.protect }),
           ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-          ...policy,
-          messagesSinceCompaction: sinceCompaction,
+          mayCancel: true,
         });
         target = plan.target;
         if (plan.compacted) {
@@ -238,7 +247,7 @@ export async function replayConversation(
     strategy: strategyName(options.strategy),
     window: options.window,
     budget: budget.messages,
-    target: target || Math.floor(budget.messages * (options.target ?? DEFAULTS.target)),
+    target: target || evaluate(0, 0, 0).target,
     tokenizer: counter.tokenizer,
     totals: {
       unmanagedInputTokens,

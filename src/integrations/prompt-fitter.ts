@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.ts';
 /**
  * What the SDK integrations share (RT-2, RT-3): turn the caller's prompt into the messages to
  * send — stateless with `compact()`, or through a session — and learn from overflow errors.
@@ -153,12 +154,14 @@ function statelessFitting(
       ...(request.tools === undefined || request.tools.length === 0 ? {} : { tools: request.tools }),
       ...providerOf(options, request),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
-      consecutiveCancels,
       onEvent: emit,
     };
   };
   const run = async (messages: readonly Message[], compactOptions: CompactOptions) => {
-    const { plan } = await runPlanner(messages, compactOptions);
+    // HK-1: after several cancels in a row the hook's cancel is no longer honoured.
+    const { plan } = await runPlanner(messages, compactOptions, {
+      mayCancel: consecutiveCancels < DEFAULTS.maxConsecutiveCancels,
+    });
     consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;
     return plan.compacted ? applyCompactionPlan(messages, plan) : messages;
   };

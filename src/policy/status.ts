@@ -1,7 +1,6 @@
-import { DEFAULTS } from '../defaults.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
-import type { Budget } from './budget.ts';
-import { evaluateTriggers, type Triggers } from './triggers.ts';
+import type { ContextPolicy } from './context-policy.ts';
+import { type CompactionDecision, type ContextMeasure, decide, type TriggerCondition } from './decide.ts';
 
 /** The current summary, as `status()` shows it. */
 export interface SummaryStatus {
@@ -10,19 +9,31 @@ export interface SummaryStatus {
   readonly createdAt: string;
 }
 
-/** Context status for gauges and `/context` (TRG-6). */
+/** Context status for gauges and `/context` (TRG-6): the counts, the policy, each trigger. */
 export interface ContextStatus {
+  /** Tokens of the messages. */
   readonly tokens: number;
+  /** Tokens of the whole prompt (messages + tool definitions): what the gauge shows. */
+  readonly promptTokens: number;
+  /** Tokens the messages may use (window − reserve − margin − tools). */
   readonly budget: number;
   readonly window: number;
-  /** tokens / budget × 100, one decimal. */
+  /** promptTokens / window × 100, one decimal: the number `fraction` triggers compare. */
   readonly percent: number;
   readonly messagesSinceCompaction: number;
-  /** The smallest `messages` trigger, if any (seed 004's N). */
+  /** The smallest `messages` trigger, if any. */
   readonly messagesTrigger?: number;
-  /** The smallest `tokens` trigger, if any (seed 004's K). */
+  /** The smallest `tokens` trigger, if any. */
   readonly tokensTrigger?: number;
-  /** Whether adding `nextTurnTokens` would fire a trigger. */
+  /** Every trigger condition of the policy and where the prompt stands against it. */
+  readonly conditions: readonly TriggerCondition[];
+  /** The policy in force, whole (what the settings page and `/context` show). */
+  readonly policy: ContextPolicy;
+  /** Why the next automatic check would or would not compact. */
+  readonly reason: string;
+  /** A trigger holds but the floor keeps automatic compaction back. */
+  readonly heldByFloor: boolean;
+  /** Whether adding `nextTurnTokens` (and one message) would compact. */
   readonly willCompactNextTurn: boolean;
   readonly summary?: SummaryStatus;
   readonly accuracy: CountAccuracy;
@@ -31,55 +42,55 @@ export interface ContextStatus {
 
 /** Inputs of {@link contextStatus}. */
 export interface ContextStatusInput {
-  readonly tokens: number;
-  readonly budget: Budget;
-  readonly messagesSinceCompaction: number;
-  readonly accuracy: CountAccuracy;
+  readonly measure: ContextMeasure;
+  readonly policy: ContextPolicy;
   readonly tokenizer: string;
-  readonly triggers?: Triggers;
-  readonly floor?: number;
   /** Expected size of the next turn (e.g. the user's draft). Default 0. */
   readonly nextTurnTokens?: number;
   readonly summary?: SummaryStatus;
 }
 
-/** Computes the data `status()` returns (TRG-6). Pure. */
+/** Computes the data `status()` returns (TRG-6) from the same `decide` every product uses. Pure. */
 export function contextStatus({
-  tokens,
-  budget,
-  messagesSinceCompaction,
-  accuracy,
+  measure,
+  policy,
   tokenizer,
-  triggers = DEFAULTS.triggers,
-  floor = DEFAULTS.floor,
   nextTurnTokens = 0,
   summary,
 }: ContextStatusInput): ContextStatus {
+  const now: CompactionDecision = decide(measure, policy, 'auto');
+  const next = decide(
+    {
+      ...measure,
+      tokens: measure.tokens + nextTurnTokens,
+      messages: measure.messages + 1,
+      messagesSinceCompaction: measure.messagesSinceCompaction + 1,
+    },
+    policy,
+    'auto',
+  );
   const smallest = (key: 'messages' | 'tokens'): number | undefined => {
-    const values = triggers.map((group) => group[key]).filter((v): v is number => v !== undefined);
+    const values = policy.triggers.map((group) => group[key]).filter((v): v is number => v !== undefined);
     return values.length ? Math.min(...values) : undefined;
   };
   const messagesTrigger = smallest('messages');
   const tokensTrigger = smallest('tokens');
-  const next = evaluateTriggers(
-    {
-      tokens: tokens + nextTurnTokens,
-      budget: budget.messages,
-      messagesSinceCompaction: messagesSinceCompaction + 1,
-    },
-    { triggers, floor },
-  );
   return {
-    tokens,
-    budget: budget.messages,
-    window: budget.window,
-    percent: Math.round((tokens / budget.messages) * 1000) / 10,
-    messagesSinceCompaction,
+    tokens: measure.tokens,
+    promptTokens: now.promptTokens,
+    budget: now.budget.messages,
+    window: now.budget.window,
+    percent: Math.round((now.promptTokens / now.budget.window) * 1000) / 10,
+    messagesSinceCompaction: measure.messagesSinceCompaction,
     ...(messagesTrigger === undefined ? {} : { messagesTrigger }),
     ...(tokensTrigger === undefined ? {} : { tokensTrigger }),
-    willCompactNextTurn: next.shouldCompact,
+    conditions: now.conditions,
+    policy,
+    reason: now.reason,
+    heldByFloor: now.heldByFloor,
+    willCompactNextTurn: next.compact,
     ...(summary === undefined ? {} : { summary }),
-    accuracy,
+    accuracy: measure.accuracy,
     tokenizer,
   };
 }

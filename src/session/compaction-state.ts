@@ -1,5 +1,4 @@
 import type { CompactionPlan } from '../compaction/types.ts';
-import { DEFAULTS } from '../defaults.ts';
 import {
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
@@ -43,7 +42,18 @@ export function isSummarizerAvailable(state: SessionCompactionState, now: number
 export function stateAfterPlan(
   state: SessionCompactionState,
   plan: CompactionPlan,
-  { messageCount, now, llmCalled }: { messageCount: number; now: number; llmCalled: boolean },
+  {
+    messageCount,
+    now,
+    llmCalled,
+    backoffMs,
+  }: {
+    messageCount: number;
+    now: number;
+    llmCalled: boolean;
+    /** The policy's `onFailure.backoffMs`: first wait and upper bound, doubling per failure (RT-4). */
+    backoffMs: { readonly base: number; readonly max: number };
+  },
 ): { state: SessionCompactionState; backoff?: { failures: number; retryAfterMs: number } } {
   if (plan.cancelled) return { state: { ...state, consecutiveCancels: state.consecutiveCancels + 1 } };
   let next: SessionCompactionState = { ...state, consecutiveCancels: 0 };
@@ -57,15 +67,16 @@ export function stateAfterPlan(
       }),
     };
   }
-  if (!llmCalled || plan.summary === undefined) return { state: next };
-  if (plan.summary.source === 'llm')
-    return { state: { ...next, summarizerFailures: 0, summarizerRetryAt: 0 } };
-  if (plan.summary.source !== 'extractive') return { state: next };
+  if (!llmCalled) return { state: next };
+  // A summary the model wrote (clipped or not) is a success; any other summarizer fallback is a failure.
+  const failed = plan.fallbacks.some((fallback) => fallback.source === 'summarizer' && fallback.fallback !== 'clipped');
+  if (!failed) {
+    return plan.summary?.source === 'llm' ? { state: { ...next, summarizerFailures: 0, summarizerRetryAt: 0 } } : { state: next };
+  }
+  // Only automatic compaction backs off; a manual request always calls the model (and its failure is not counted).
+  if (plan.mode === 'manual') return { state: next };
   const failures = state.summarizerFailures + 1;
-  const retryAfterMs = Math.min(
-    DEFAULTS.summarizerRetryBaseMs * 2 ** (failures - 1),
-    DEFAULTS.summarizerRetryMaxMs,
-  );
+  const retryAfterMs = Math.min(backoffMs.base * 2 ** (failures - 1), backoffMs.max);
   return {
     state: { ...next, summarizerFailures: failures, summarizerRetryAt: now + retryAfterMs },
     backoff: { failures, retryAfterMs },

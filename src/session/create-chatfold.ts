@@ -6,6 +6,7 @@ import {
   compactionSettingsShape,
 } from '../compaction/options.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
+import { compactionPolicy } from '../compaction/compaction-policy.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { memoryStore } from '../stores/memory/index.ts';
@@ -46,7 +47,7 @@ const chatfoldOptionsSchema = z
  * trigger fires, resumed with their latest summary (ST-6).
  *
  * @param options The model (or window), the store (default: in memory) and the compaction
- *   options every session uses: strategy, triggers, target, summarizer, hooks.
+ *   options every session uses: the policy (when to compact, what to keep), summarizer, hooks.
  * @returns `session(id)` opens or creates a session.
  *
  * @example
@@ -69,6 +70,7 @@ export function createChatfold<S extends Store = FullStore>(options: ChatfoldOpt
   const config: SessionConfig = {
     store,
     options: options as unknown as ChatfoldOptions,
+    policy: compactionPolicy(options as CompactionSettings, 'createChatfold'),
     window: model.window,
     ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
     now: options.now ?? (() => new Date()),

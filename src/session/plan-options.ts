@@ -1,12 +1,15 @@
-import type { CompactOptions } from '../compaction/options.ts';
-import type { CompactionMode } from '../compaction/types.ts';
+import type { CompactionRun } from '../compaction/plan-compaction.ts';
+import type { CompactionEvent, CompactionMode, CompactionHooks } from '../compaction/types.ts';
+import type { StrategySpec } from '../strategies/registry.ts';
+import { DEFAULTS } from '../defaults.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import { isSummarizerAvailable, type SessionCompactionState } from './compaction-state.ts';
 import type { SessionConfig } from './session.ts';
 import type { ChatfoldOptions } from './types.ts';
 
-/** One compaction run's inputs. */
-export interface CompactionRun {
+/** One compaction a session runs: the mode and this call's inputs. */
+export interface CompactionRequest {
   readonly mode: CompactionMode;
   readonly window: number;
   readonly provider?: Provider;
@@ -15,42 +18,54 @@ export interface CompactionRun {
   readonly signal?: AbortSignal;
   /** False: no LLM call in this run (background compaction fits the prompt deterministically). */
   readonly summarizerAllowed?: boolean;
-  /** Overrides the session's strategy for this run (regenerating a summary runs `summarize` alone). */
-  readonly strategy?: CompactOptions['strategy'];
+  /** Overrides the policy's pipeline for this run (regenerating a summary runs `summarize` alone). */
+  readonly strategy?: StrategySpec;
+  /** No hooks and no events (a preview). */
+  readonly quiet?: boolean;
 }
 
-/** The `planCompaction` options of one run: the session's settings plus this call's. */
-export function planOptions(
+/**
+ * The `runCompaction` inputs of one session run (HK-1, RT-4, TRG-5 are the session's): the
+ * policy, the summarizer unless the back-off holds it (automatic runs only — a manual request
+ * always tries the model), whether a `beforeCompact` cancel is still honoured.
+ */
+export function runOptions(
   config: SessionConfig,
-  run: CompactionRun,
-  session: { counter: TokenCounter; messagesSinceCompaction: number; summarizerAvailable: boolean },
-): CompactOptions {
+  request: CompactionRequest,
+  session: {
+    readonly counter: TokenCounter;
+    readonly state: SessionCompactionState;
+    readonly now: number;
+    readonly hooks?: CompactionHooks | undefined;
+    readonly onEvent?: ((event: CompactionEvent) => void) | undefined;
+  },
+): CompactionRun {
   const options = config.options;
-  const instructions = [options.instructions, run.instructions].filter(Boolean).join('\n\n');
-  const summarizer = session.summarizerAvailable ? options.summarizer : undefined;
+  const instructions = [options.instructions, request.instructions].filter(Boolean).join('\n\n');
+  const configured = request.summarizerAllowed === false ? undefined : options.summarizer;
+  const isBackingOff =
+    configured !== undefined && request.mode !== 'manual' && !isSummarizerAvailable(session.state, session.now);
+  const summarizer = isBackingOff ? undefined : configured;
   return {
-    ...copy(options, [
-      'responseReserve',
-      'safetyMargin',
-      'strategy',
-      'strategyOptions',
-      'registry',
-      'triggers',
-      'floor',
-      'target',
-      'protect',
-    ]),
-    ...(run.strategy === undefined ? {} : { strategy: run.strategy }),
     counter: session.counter,
-    window: run.window,
-    ...(config.maxOutputTokens === undefined ? {} : { maxOutputTokens: config.maxOutputTokens }),
-    ...(run.provider === undefined ? {} : { provider: run.provider }),
-    ...(run.tools === undefined ? {} : { tools: run.tools }),
+    policy: config.policy,
+    ...(request.provider === undefined ? {} : { provider: request.provider }),
+    ...(request.tools === undefined ? {} : { tools: request.tools }),
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(instructions === '' ? {} : { instructions }),
-    ...(run.signal === undefined ? {} : { signal: run.signal }),
-    mode: run.mode,
-    messagesSinceCompaction: session.messagesSinceCompaction,
+    ...(request.quiet === true || session.hooks === undefined ? {} : { hooks: session.hooks }),
+    ...(request.quiet === true || session.onEvent === undefined ? {} : { onEvent: session.onEvent }),
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.strategy ?? options.strategy) === undefined ? {} : { strategy: request.strategy ?? options.strategy },
+    ...(options.strategyOptions === undefined ? {} : { strategyOptions: options.strategyOptions }),
+    ...(options.registry === undefined ? {} : { registry: options.registry }),
+    ...(options.protect === undefined ? {} : { protect: options.protect }),
+    mayCancel: session.state.consecutiveCancels < DEFAULTS.maxConsecutiveCancels,
+    ...(isBackingOff
+      ? {
+          summarizerUnavailable: `the summarizer failed ${session.state.summarizerFailures} time(s) in a row; automatic compaction tries it again after ${new Date(session.state.summarizerRetryAt).toISOString()}`,
+        }
+      : {}),
   };
 }
 
@@ -62,14 +77,4 @@ export function pick(
   const provider = options.provider ?? config.provider;
   const tools = options.tools ?? config.tools;
   return { ...(provider === undefined ? {} : { provider }), ...(tools === undefined ? {} : { tools }) };
-}
-
-/** The listed options that are set (exactOptionalPropertyTypes forbids passing `undefined`). */
-function copy<K extends keyof ChatfoldOptions>(
-  options: ChatfoldOptions,
-  keys: readonly K[],
-): Partial<Pick<ChatfoldOptions, K>> {
-  const out: Partial<Pick<ChatfoldOptions, K>> = {};
-  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
-  return out;
 }

@@ -1,7 +1,7 @@
 import type { CompactionReport } from '../compaction/types.ts';
 import { hasDerivedId } from '../messages/normalize.ts';
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
-import { type ContextEvaluation, evaluateContext } from '../policy/evaluate-context.ts';
+import type { CompactionDecision, ContextMeasure } from '../policy/decide.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
@@ -25,14 +25,14 @@ export function withSessionIds(inputs: readonly MessageInput[]): MessageInput[] 
 /** The report of a `prepare()` that did not compact, and why. */
 export function idleReport({
   reason,
-  evaluation,
+  decision,
   tokens,
   messages,
   counter,
   provider,
 }: {
   reason: string;
-  evaluation: ContextEvaluation;
+  decision: CompactionDecision;
   tokens: number;
   messages: number;
   counter: TokenCounter;
@@ -44,8 +44,9 @@ export function idleReport({
     mode: 'auto',
     reason,
     ...(provider === undefined ? {} : { provider }),
-    budget: evaluation.budget,
-    target: evaluation.target,
+    policy: decision.policyName,
+    budget: decision.budget,
+    target: decision.target,
     tokensBefore: tokens,
     tokensAfter: tokens,
     messagesBefore: messages,
@@ -92,22 +93,20 @@ export function learnWindow(
   return next;
 }
 
-/** The one policy evaluation (TRG-1..4) for a session's projection. */
-export function evaluateSession(
+/** What `decide` measures for a session's projection (TRG-1..4). */
+export function sessionMeasure(
   config: SessionConfig,
   counter: TokenCounter,
   projection: SessionProjection,
   run: { window: number; tools: readonly ToolDefinition[] | undefined; tokens: number | undefined },
-): ContextEvaluation {
-  return evaluateContext(
-    {
-      window: run.window,
-      ...(config.maxOutputTokens === undefined ? {} : { maxOutputTokens: config.maxOutputTokens }),
-      accuracy: counter.accuracy,
-      toolTokens: run.tools?.length ? counter.count([], { tools: run.tools }).tools : 0,
-      tokens: run.tokens ?? counter.count(projection.messages).total,
-      messagesSinceCompaction: projection.sinceCompaction,
-    },
-    config.options,
-  );
+): ContextMeasure {
+  return {
+    window: run.window,
+    maxOutputTokens: config.maxOutputTokens,
+    accuracy: counter.accuracy,
+    toolTokens: run.tools?.length ? counter.count([], { tools: run.tools }).tools : 0,
+    tokens: run.tokens ?? counter.count(projection.messages).total,
+    messages: projection.messages.length,
+    messagesSinceCompaction: projection.sinceCompaction,
+  };
 }

@@ -1,11 +1,12 @@
-import type { ContextEvaluation } from '../policy/evaluate-context.ts';
+import type { ContextPolicy } from '../policy/context-policy.ts';
+import { type ContextMeasure, policyBudget } from '../policy/decide.ts';
 import { contextStatus } from '../policy/status.ts';
 import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
 import type { UnderReport } from '../tokens/calibrated-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import type { PendingPlan } from './pending-plan.ts';
 import type { SessionProjection } from './session-projection.ts';
-import type { ChatfoldOptions, ContextBreakdown, SessionStatus } from './types.ts';
+import type { ContextBreakdown, SessionStatus } from './types.ts';
 
 const plural = (n: number, word: string): string =>
   `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
@@ -15,22 +16,22 @@ export function sessionStatus({
   sessionId,
   projection,
   counter,
-  evaluation,
-  options,
+  measure,
+  policy,
   compactions,
   pending,
 }: {
   sessionId: string;
   projection: SessionProjection;
   counter: TokenCounter & { readonly underReport?: UnderReport | undefined };
-  evaluation: ContextEvaluation;
-  options: ChatfoldOptions;
+  measure: ContextMeasure;
+  policy: ContextPolicy;
   compactions: number;
   pending?: PendingPlan | undefined;
 }): SessionStatus {
   const messages = projection.messages;
   const count = counter.count(messages);
-  const { budget } = evaluation;
+  const budget = policyBudget(measure, policy);
   const parts = { systemPrompt: 0, summary: 0, messages: count.overhead };
   messages.forEach((message, index) => {
     const tokens = count.perMessage[index] ?? 0;
@@ -51,13 +52,9 @@ export function sessionStatus({
   const summarized = content?.summary?.covers.count ?? content?.messagesIncluded ?? 0;
   const snapshot = projection.snapshot;
   const base = contextStatus({
-    tokens: count.total,
-    budget,
-    messagesSinceCompaction: projection.sinceCompaction,
-    accuracy: counter.accuracy,
+    measure: { ...measure, tokens: count.total },
+    policy,
     tokenizer: counter.tokenizer,
-    ...(options.triggers === undefined ? {} : { triggers: options.triggers }),
-    ...(options.floor === undefined ? {} : { floor: options.floor }),
     ...(snapshot === undefined || summarized === 0
       ? {}
       : {

@@ -1,8 +1,9 @@
 import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { measureContext } from '../compaction/measure-context.ts';
-import type { CompactOptions } from '../compaction/options.ts';
-import { reportOf, runPlanner } from '../compaction/plan-compaction.ts';
+import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
+import type { ContextPolicy } from '../policy/context-policy.ts';
+import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
 import type { JsonValue, Message, MessageInput, ToolDefinition } from '../messages/types.ts';
 import { hasSettings, type Store } from '../stores/types.ts';
@@ -11,15 +12,14 @@ import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
 import { CallQueue } from './call-queue.ts';
 import {
   INITIAL_SESSION_STATE,
-  isSummarizerAvailable,
   mayAutoCompact,
   readSessionState,
   type SessionCompactionState,
   stateAfterFailure,
   stateAfterPlan,
 } from './compaction-state.ts';
-import { type CompactionRun, pick, planOptions } from './plan-options.ts';
-import { evaluateSession, idleReport, learnWindow, withSessionIds } from './prepare-helpers.ts';
+import { type CompactionRequest, pick, runOptions } from './plan-options.ts';
+import { idleReport, learnWindow, sessionMeasure, withSessionIds } from './prepare-helpers.ts';
 import { SessionBackground } from './session-background.ts';
 import { SessionEvents } from './session-events.ts';
 import { compactionCount, historyEntries, sessionCompactions } from './session-history.ts';
@@ -43,6 +43,8 @@ import type {
 export interface SessionConfig {
   readonly store: Store;
   readonly options: ChatfoldOptions;
+  /** The one policy every session of this `createChatfold` decides with. */
+  readonly policy: ContextPolicy;
   readonly window: number;
   readonly maxOutputTokens?: number;
   readonly now: () => Date;
@@ -162,7 +164,7 @@ export class ChatfoldSession implements Session {
     return this.#queue.run(async () => {
       await this.#projection.sync();
       const fromOriginals = options.from === 'originals';
-      const run = {
+      const request: CompactionRequest = {
         mode: options.mode ?? 'manual',
         window: this.#window(),
         ...pick(options, this.#config.options),
@@ -174,8 +176,9 @@ export class ChatfoldSession implements Session {
       if (fromOriginals) await this.#projection.loadOriginals();
       let outcome: CompactOutcome | undefined;
       try {
-        if (options.dryRun === true) return await this.#preview(run);
-        outcome = await this.#compact(run);
+        const decision = await this.#decide(request, options.signal);
+        if (options.dryRun === true) return await this.#preview(request, decision);
+        outcome = await this.#compact(request, decision);
       } finally {
         // A preview, a failure or a compaction that changed nothing: back to the current projection.
         if (fromOriginals && (options.dryRun === true || outcome === undefined || !outcome.plan.compacted)) {
@@ -201,8 +204,12 @@ export class ChatfoldSession implements Session {
         sessionId: this.id,
         projection: this.#projection,
         counter: this.#counter,
-        evaluation: this.#evaluate(this.#window(), options.tools),
-        options,
+        measure: sessionMeasure(this.#config, this.#counter, this.#projection, {
+          window: this.#window(),
+          tools: options.tools,
+          tokens: undefined,
+        }),
+        policy: this.#config.policy,
         compactions,
         pending: this.#backgroundJobs.isEnabled ? await this.#backgroundJobs.pending() : undefined,
       });
@@ -223,25 +230,22 @@ export class ChatfoldSession implements Session {
     const config = this.#config.options;
     const input = await this.#queue.run(async () => {
       await this.#projection.sync();
+      const request: CompactionRequest = {
+        mode: 'manual',
+        window: this.#window(),
+        ...pick({}, config),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      };
+      // What the trigger will want: the policy's retention, not a manual "summarize everything".
+      const decision = { ...(await this.#decide(request, options.signal)), scope: 'retention' as const };
       return {
         messages: [...this.#projection.messages],
         base: this.#projection.snapshot?.id ?? null,
-        options: this.#planOptions(
-          {
-            mode: 'manual',
-            window: this.#window(),
-            ...pick({}, config),
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          },
-          true,
-        ),
+        decision,
+        run: this.#runOptions(request),
       };
     }, options.signal);
-    const outcome = await runPlanner(input.messages, {
-      ...input.options,
-      ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
-      onEvent: (event) => this.#emit(event),
-    });
+    const outcome = await runCompaction(input.messages, input.decision, input.run);
     await this.#backgroundJobs.store(outcome.plan, input.base);
     return outcome.plan;
   }
@@ -281,8 +285,37 @@ export class ChatfoldSession implements Session {
     });
   }
 
-  #evaluate(window: number, tools: readonly ToolDefinition[] | undefined, tokens?: number) {
-    return evaluateSession(this.#config, this.#counter, this.#projection, { window, tools, tokens });
+  /** Measures the projection and decides, once (exact near a threshold when the counter can, TOK-4). */
+  async #decide(request: CompactionRequest, signal: AbortSignal | undefined): Promise<CompactionDecision> {
+    const { decision } = await measureContext({
+      counter: this.#counter,
+      messages: this.#projection.messages,
+      decideFor: (tokens) =>
+        decide(
+          sessionMeasure(this.#config, this.#counter, this.#projection, {
+            window: request.window,
+            tools: request.tools,
+            tokens,
+          }),
+          this.#config.policy,
+          request.mode,
+        ),
+      ...(request.tools === undefined ? {} : { tools: request.tools }),
+      ...(signal === undefined ? {} : { signal }),
+      exactWhenNear: request.mode === 'auto',
+      onFallback: (fallback) => this.#emit({ type: 'compaction-fallback', ...fallback }),
+    });
+    return decision;
+  }
+
+  #runOptions(request: CompactionRequest) {
+    return runOptions(this.#config, request, {
+      counter: this.#counter,
+      state: this.#state,
+      now: this.#config.now().getTime(),
+      hooks: this.#config.options.hooks,
+      onEvent: (event) => this.#emit(event),
+    });
   }
 
   async #prepare(
@@ -296,31 +329,23 @@ export class ChatfoldSession implements Session {
     // A redone compaction uses the window already learned from this overflow (shrinking twice
     // would persist a limit smaller than the provider's).
     const window = learned ?? this.#window(options.overflow);
-    // The same measurement the planner makes: exact near a threshold when the counter can (TOK-4).
-    const { evaluation } = await measureContext({
-      counter: this.#counter,
-      messages: this.#projection.messages,
-      evaluate: (tokens) => this.#evaluate(window, tools, tokens),
+    const request: CompactionRequest = {
+      mode: options.overflow === undefined ? 'auto' : 'overflow',
+      window,
+      ...(provider === undefined ? {} : { provider }),
       ...(tools === undefined ? {} : { tools }),
-      ...(this.#config.options.triggers === undefined ? {} : { triggers: this.#config.options.triggers }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      exactWhenNear: options.overflow === undefined,
-      onFallback: (fallback) => this.#emit({ type: 'compaction-fallback', ...fallback }),
-    });
-    const { decision } = evaluation;
-    let mode: CompactionMode | undefined;
-    if (options.overflow !== undefined) mode = 'overflow';
-    else if (
-      decision.shouldCompact &&
-      (decision.trigger === 'overflow' || mayAutoCompact(this.#state, this.#projection.lastSeq))
-    ) {
-      mode = 'auto';
-    }
-    const tokens = this.#counter.count(this.#projection.messages).total;
+    };
+    // Decided once, here; the run below never decides again.
+    const decision = await this.#decide(request, options.signal);
+    let runs = decision.compact;
+    // TRG-5: after a stalled or failed automatic compaction, wait (a prompt that does not fit never waits).
+    if (runs && decision.mode === 'auto' && !mayAutoCompact(this.#state, this.#projection.lastSeq)) runs = false;
+    const tokens = decision.promptTokens - decision.budget.toolTokens;
     const idle = (reason: string): CompactionReport =>
       idleReport({
         reason,
-        evaluation,
+        decision,
         tokens,
         messages: this.#projection.messages.length,
         counter: this.#counter,
@@ -328,30 +353,28 @@ export class ChatfoldSession implements Session {
       });
     let report: CompactionReport | undefined;
     let summarizerAllowed = true;
-    if (mode === 'auto' && this.#backgroundJobs.isEnabled) {
-      // Issue 13: the plan a worker prepared applies with no model call; while it is still being
-      // written and the prompt fits, the prompt goes as is; over the budget, fit it now without an LLM.
+    if (runs && decision.mode === 'auto' && this.#backgroundJobs.isEnabled) {
+      // The plan a worker prepared applies with no model call; while it is still being written
+      // and the prompt fits, the prompt goes as is; over the budget, fit it now without an LLM.
       report = await this.#backgroundJobs.apply(this.#counter);
-      if (report === undefined && decision.trigger !== 'overflow') {
-        this.#emit({ type: 'background-waiting', tokens, budget: evaluation.budget.messages });
+      if (report === undefined) {
+        this.#emit({ type: 'background-waiting', tokens, budget: decision.budget.messages });
         report = idle('a background summary is being prepared; the prompt fits until it is ready');
       }
-      summarizerAllowed = false;
-      if (report !== undefined) mode = undefined;
+      runs = false;
+    } else if (runs && decision.mode === 'overflow' && this.#backgroundJobs.isEnabled && options.overflow === undefined) {
+      const applied = await this.#backgroundJobs.apply(this.#counter);
+      if (applied !== undefined) {
+        report = applied;
+        runs = false;
+      } else {
+        summarizerAllowed = false;
+      }
     }
-    if (mode === undefined) {
-      report ??= idle(
-        decision.shouldCompact ? 'waiting after a stalled or failed compaction (TRG-5)' : decision.reason,
-      );
+    if (!runs) {
+      report ??= idle(decision.compact ? 'waiting after a stalled or failed compaction' : decision.reason);
     } else {
-      const outcome = await this.#compact({
-        mode,
-        window,
-        summarizerAllowed,
-        ...(provider === undefined ? {} : { provider }),
-        ...(tools === undefined ? {} : { tools }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      const outcome = await this.#compact({ ...request, summarizerAllowed }, decision);
       if (outcome.conflict) {
         if (retryOnConflict) {
           await this.#projection.load();
@@ -363,7 +386,7 @@ export class ChatfoldSession implements Session {
       }
       report = reportOf(outcome.plan);
     }
-    this.#backgroundJobs.request(report.tokensAfter, evaluation.budget.messages);
+    this.#backgroundJobs.request(report.tokensAfter, decision.budget.messages);
     const messages = [...this.#projection.messages];
     const cachedPrefixTokens = sharedPrefixTokens(this.#previousPrompt, messages, this.#counter);
     this.#previousPrompt = messages;
@@ -371,46 +394,33 @@ export class ChatfoldSession implements Session {
     return {
       messages,
       report,
-      tokens: report.tokensAfter + evaluation.budget.toolTokens,
+      tokens: report.tokensAfter + decision.budget.toolTokens,
       cachedPrefixTokens,
     };
   }
 
-  #planOptions(run: CompactionRun, summarizerAllowed: boolean): CompactOptions {
-    return planOptions(this.#config, run, {
-      counter: this.#counter,
-      messagesSinceCompaction: this.#projection.sinceCompaction,
-      summarizerAvailable:
-        summarizerAllowed && isSummarizerAvailable(this.#state, this.#config.now().getTime()),
-    });
-  }
-
-  /** A manual compaction's plan, not applied, not persisted, no model call, no hooks. */
-  async #preview(run: CompactionRun): Promise<CompactionPlan> {
-    const { plan } = await runPlanner(this.#projection.messages, this.#planOptions(run, false));
+  /** A compaction's plan, not applied, not persisted, no model call, no hooks, no events. */
+  async #preview(request: CompactionRequest, decision: CompactionDecision): Promise<CompactionPlan> {
+    const run = this.#runOptions({ ...request, summarizerAllowed: false, quiet: true });
+    const { plan } = await runCompaction(this.#projection.messages, decision, run);
     return plan;
   }
 
-  async #compact(run: CompactionRun): Promise<CompactOutcome> {
-    const config = this.#config.options;
-    const options = this.#planOptions(run, run.summarizerAllowed !== false);
+  async #compact(request: CompactionRequest, decision: CompactionDecision): Promise<CompactOutcome> {
+    const run = this.#runOptions(request);
     const started = performance.now();
     let plan: CompactionPlan;
     try {
-      ({ plan } = await runPlanner(this.#projection.messages, {
-        ...options,
-        ...(config.hooks === undefined ? {} : { hooks: config.hooks }),
-        consecutiveCancels: this.#state.consecutiveCancels,
-        onEvent: (event) => this.#emit(event),
-      }));
+      ({ plan } = await runCompaction(this.#projection.messages, decision, run));
     } catch (error) {
-      if (!run.signal?.aborted) this.#saveState(stateAfterFailure(this.#state, this.#projection.lastSeq));
+      if (!request.signal?.aborted) this.#saveState(stateAfterFailure(this.#state, this.#projection.lastSeq));
       throw error;
     }
     const { state, backoff } = stateAfterPlan(this.#state, plan, {
       messageCount: this.#projection.lastSeq,
       now: this.#config.now().getTime(),
-      llmCalled: options.summarizer !== undefined,
+      llmCalled: run.summarizer !== undefined,
+      backoffMs: this.#config.policy.onFailure.backoffMs,
     });
     this.#saveState(state);
     if (backoff !== undefined) this.#emit({ type: 'summarizer-backoff', ...backoff });

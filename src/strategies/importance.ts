@@ -2,7 +2,9 @@ import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata } from './chatfold-metadata.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits } from './tool-groups.ts';
-import { dropUnits } from './truncate.ts';
+import { retentionStart } from './retention.ts';
+import { dropUnits, omissionText } from './truncate.ts';
+import { applyEdits } from '../compaction/edits.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
 /** Score weights of `importance` (STR-4, seed 003). Higher is kept longer. */
@@ -53,6 +55,12 @@ function baseScore(message: Message, weights: ImportanceWeights): number {
 /** Options of {@link importance}. */
 export interface ImportanceOptions {
   readonly weights?: Partial<ImportanceWeights>;
+  /** The newest messages never scored away (whole tool groups; the policy's retention). */
+  readonly retentionMessages?: number;
+  /** The newest tokens never scored away. */
+  readonly retentionTokens?: number;
+  /** Marker text for what was left out; `{count}` is replaced. */
+  readonly marker?: string;
 }
 
 /**
@@ -60,7 +68,7 @@ export interface ImportanceOptions {
  * acknowledgements 0.1, +0.3 when referenced later) and drops the lowest first, oldest first
  * among equals, outside the protected messages, until the target is reached.
  */
-export function importance({ weights = {} }: ImportanceOptions = {}): Strategy {
+export function importance({ weights = {}, retentionMessages, retentionTokens, marker }: ImportanceOptions = {}): Strategy {
   const w: ImportanceWeights = { ...DEFAULT_IMPORTANCE_WEIGHTS, ...weights };
   return {
     name: 'importance',
@@ -70,6 +78,10 @@ export function importance({ weights = {} }: ImportanceOptions = {}): Strategy {
       const none: StrategyResult = { edits: {}, effect: stageEffect({}) };
       if (total <= context.target) return none;
       const units = groupUnits(messages);
+      const retainFrom =
+        retentionMessages !== undefined || retentionTokens !== undefined
+          ? retentionStart(messages, units, 0, { maxMessages: retentionMessages, maxTokens: retentionTokens }, context)
+          : messages.length;
       const scored: { unit: number; score: number; tokens: number }[] = [];
       const seenLater = new Set<string>();
       for (let u = units.length - 1; u >= 0; u--) {
@@ -88,17 +100,28 @@ export function importance({ weights = {} }: ImportanceOptions = {}): Strategy {
         }
         if (salient.some((token) => seenLater.has(token))) score = Math.min(1, score + w.referencedLater);
         for (const token of salient) seenLater.add(token);
-        if (!isKept) scored.push({ unit: u, score, tokens });
+        if (!isKept && unit.start < retainFrom) scored.push({ unit: u, score, tokens });
       }
       scored.sort((a, b) => a.score - b.score || a.unit - b.unit);
+      // One marker stands for everything dropped (STR-4): its cost is reserved up front, so the
+      // projection only shrinks; a drop that cannot pay for the marker is not made.
+      const markerCost = counter.countMessage({
+        id: 'marker',
+        role: 'user',
+        parts: [{ type: 'text', text: omissionText(99_999, marker) }],
+        createdAt: '',
+      });
+      const before = total;
       const dropped = new Set<number>();
       for (const { unit, tokens } of scored) {
-        if (total <= context.target) break;
+        if (total + (dropped.size > 0 ? markerCost : 0) <= context.target) break;
         dropped.add(unit);
         total -= tokens;
       }
       if (dropped.size === 0) return none;
-      const result = dropUnits(messages, units, dropped);
+      const result = dropUnits(messages, units, dropped, { template: marker, markers: 'single' });
+      const after = counter.count(applyEdits(messages, result.edits)).total;
+      if (after >= before) return none;
       return {
         edits: result.edits,
         effect: stageEffect({

@@ -3,12 +3,10 @@
 export { applyEdits } from '../compaction/edits.ts';
 export type { Budget, BudgetOptions } from '../policy/budget.ts';
 export { computeBudget } from '../policy/budget.ts';
-export type { ContextEvaluation, ContextMeasure, ContextPolicy } from '../policy/evaluate-context.ts';
-export { evaluateContext } from '../policy/evaluate-context.ts';
+export type { CompactionDecision, ContextMeasure, TriggerCondition } from '../policy/decide.ts';
+export { decide, policyBudget, policyTarget } from '../policy/decide.ts';
 export type { ContextStatus, ContextStatusInput, SummaryStatus } from '../policy/status.ts';
 export { contextStatus } from '../policy/status.ts';
-export type { TriggerDecision, TriggerGroup, TriggerInput, Triggers } from '../policy/triggers.ts';
-export { evaluateTriggers } from '../policy/triggers.ts';
 export type { AppliedStrategyResult } from './apply-strategy.ts';
 export { applyStrategy, withProjection } from './apply-strategy.ts';
 export type { ClipOptions } from './clip.ts';

@@ -18,6 +18,9 @@ export interface PipelineRun {
   readonly warnings: readonly string[];
 }
 
+/** Stages that apply the policy's retention, and so run in a forced compaction even below the target. */
+const RETENTION_STAGES: ReadonlySet<string> = new Set(['summarize', 'truncate', 'importance']);
+
 /** The structural signature of a part: its type and the call id it carries. */
 function partShape(part: Part): string {
   return part.type === 'tool-call'
@@ -113,15 +116,21 @@ export async function runPipeline(
     current = output;
     tokens = after;
   };
+  let forcedDone = false;
   for (const stage of stages) {
     context.signal?.throwIfAborted();
-    if (tokens <= context.target) break;
+    // Cheap stages run only while above the target; a forced run (manual, a messages trigger)
+    // still runs the stages that apply the retention (summarize, truncate, importance).
+    const isForced = context.force === true && !forcedDone && RETENTION_STAGES.has(stage.name);
+    if (tokens <= context.target && !isForced) continue;
+    if (RETENTION_STAGES.has(stage.name)) forcedDone = true;
     let result: StrategyResult;
     try {
       result = await stage.apply(current, stageContext);
     } catch (error) {
       context.signal?.throwIfAborted();
-      if (ChatfoldError.hasCode(error, 'E_BUDGET_IMPOSSIBLE')) throw error;
+      // Not stage faults: the protected minimum cannot fit, or the policy makes a failed summary an error.
+      if (ChatfoldError.hasCode(error, 'E_BUDGET_IMPOSSIBLE') || ChatfoldError.hasCode(error, 'E_SUMMARY_FAILED')) throw error;
       stageContext.onFallback?.({
         source: 'stage',
         stage: stage.name,

@@ -1,12 +1,15 @@
-import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata } from './chatfold-metadata.ts';
 import type { MessageUnit } from './tool-groups.ts';
 
 /** What compaction must never drop or change (STR-8). */
 export interface ProtectOptions {
-  /** Newest messages kept verbatim, widened to whole tool groups. Default `DEFAULTS.keepRecent`. */
+  /** Newest messages kept verbatim, widened to whole tool groups (the policy's `protect.recentMessages`). Default 0. */
   readonly keepRecent?: number;
+  /** Keep the first user message, the goal (the policy's `protect.firstUserMessage`). Default true. */
+  readonly keepFirstUser?: boolean;
+  /** Keep the latest user turn (the request being answered). Default true; a manual "summarize all" turns it off. */
+  readonly keepLatestTurn?: boolean;
   /** Ids of messages to keep, in addition to messages with `pinned: true`. */
   readonly pinnedIds?: readonly string[];
   /** Tools whose calls and results are never masked, stubbed or dropped. */
@@ -30,20 +33,20 @@ export function isUserTurn(message: Message): boolean {
 }
 
 /**
- * Ids of protected messages (STR-8): system prompt(s), the first user message (the goal),
- * the latest user turn, the recent tail (whole units), pinned messages and exempt tools' groups.
+ * Ids of protected messages (STR-8): system prompt(s), the first user message (the goal, when
+ * kept), the latest user turn, the recent tail (whole units), pinned messages and exempt tools' groups.
  */
 export function protectedIds(
   messages: readonly Message[],
   units: readonly MessageUnit[],
-  { keepRecent = DEFAULTS.keepRecent, pinnedIds = [], exemptTools = [] }: ProtectOptions = {},
+  { keepRecent = 0, keepFirstUser = true, keepLatestTurn = true, pinnedIds = [], exemptTools = [] }: ProtectOptions = {},
   tailLimit?: TailLimit,
 ): Set<string> {
   const ids = new Set<string>(pinnedIds);
   const exempt = new Set(exemptTools);
-  const firstUser = messages.findIndex(isUserTurn);
+  const firstUser = keepFirstUser ? messages.findIndex(isUserTurn) : -1;
   let lastUser = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = messages.length - 1; keepLatestTurn && i >= 0; i--) {
     if (isUserTurn(messages[i] as Message)) {
       lastUser = i;
       break;

@@ -1,8 +1,8 @@
-import { applyEdits } from '../compaction/edits.ts';
 import type { CompactionSummary } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { EMPTY_LEDGER } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
@@ -11,89 +11,110 @@ import type { Summarizer } from '../summarize/types.ts';
 import { chatfoldMetadata, formatCount } from './chatfold-metadata.ts';
 import { clipText } from './clip.ts';
 import { isUserTurn } from './protect.ts';
+import { retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
 import type { Strategy, StrategyContext, StrategyResult } from './types.ts';
 
-/** Files whose latest content rides along with the summary (SUM-8, seed 000). */
+/** Files whose latest content rides along with the summary by default (SUM-8). */
 export const DEFAULT_RECENT_FILES = 10;
-/** The verbatim tail after a summary may use at most this share of the target. */
-export const RETAINED_SHARE_OF_TARGET = 0.5;
 
-/** Options of the `summarize` strategy (STR-5, SUM-*). */
+/** What happens when the LLM summarizer fails (the policy's `onFailure`, resolved per mode). */
+export type SummarizerFailure = 'extractive' | 'skip' | 'error';
+
+/** Options of the `summarize` strategy (STR-5, SUM-*); a policy sets them (see `strategyOptionsFor`). */
 export interface SummarizeStrategyOptions {
   /** LLM summarizer; without one the extractive summary is used (SUM-4). */
   readonly summarizer?: Summarizer;
-  /** Newest tokens kept verbatim. Default `DEFAULTS.retentionTokens`. */
+  /** Newest tokens kept verbatim (exact: the largest suffix within them, FR-1.3.4). */
   readonly retentionTokens?: number;
-  /** Newest messages kept verbatim. Default `DEFAULTS.retentionMessages`. */
+  /** Newest messages kept verbatim (exact, whole tool groups). */
   readonly retentionMessages?: number;
+  /** Keep the first user message (the goal) before the summary. Default true. */
+  readonly keepGoal?: boolean;
+  /** Where the summary goes (the policy's `summary.placement`). Default `provider`. */
+  readonly placement?: 'system' | 'user' | 'provider';
   /** Prompt variant (SUM-3). Default `'code'` when the span has tool calls, else `'general'`. */
   readonly variant?: 'general' | 'code';
   /** Extra instructions for the summarizer (SUM-3, HK-1). */
   readonly instructions?: string;
   /** Use this text as the summary instead of calling any summarizer (HK-1 `customSummary`). */
   readonly customSummary?: string;
-  /** Largest summary, in tokens. Default: 15 % of the target, at least 256. */
+  /** Largest summary, in tokens. Default: what the target leaves, at most 15 % of it, at least 256. */
   readonly maxSummaryTokens?: number;
   readonly timeoutMs?: number;
   /** Recent files re-injected with the summary (SUM-8). Default {@link DEFAULT_RECENT_FILES}; 0 turns it off. */
   readonly recentFiles?: number;
-  /** Token cap of the re-injected file contents. Default: 20 % of the target. */
-  readonly recentFilesTokens?: number;
+  /** Share of the target the re-injected files may use together. Default 0.2. */
+  readonly recentFilesShare?: number;
+  /** What a failed LLM summary does: fall back to the extractive one, skip the summary, or throw. Default `extractive`. */
+  readonly onFailure?: SummarizerFailure;
 }
 
-/** Where the retained tail starts: enough messages and tokens, whole units, never before `floor`. */
-function retentionStart(
-  messages: readonly Message[],
-  units: readonly MessageUnit[],
-  floorIndex: number,
-  minMessages: number,
-  minTokens: number,
-  maxTokens: number,
-  context: StrategyContext,
-): number {
-  let start = messages.length;
-  let tokens = 0;
-  for (let u = units.length - 1; u >= 0; u--) {
-    const unit = units[u] as MessageUnit;
-    if (unit.start < floorIndex) break;
-    if (messages.length - start >= minMessages && tokens >= minTokens) break;
-    let unitTokens = 0;
-    for (let i = unit.start; i < unit.end; i++)
-      unitTokens += context.counter.countMessage(messages[i] as Message);
-    // SUM-1 minimums, but the retained tail never takes more than its share of the target.
-    if (start < messages.length && tokens + unitTokens > maxTokens) break;
-    tokens += unitTokens;
-    start = unit.start;
-  }
-  return start;
-}
-
-/** The text of the latest full content of recently touched files, token-capped (SUM-8). */
+/** The file sections that ride along with a summary, each file whole while they fit (SUM-8). */
 function recentFilesSection(
-  span: readonly Message[],
-  limit: number,
-  maxTokens: number,
+  files: readonly SummaryFile[],
+  allowance: number,
   context: StrategyContext,
-): string {
-  if (limit <= 0 || maxTokens <= 0) return '';
-  const files = recentFiles(span, { limit });
+): { text: string; files: SummaryFile[] } {
+  if (files.length === 0 || allowance <= 0) return { text: '', files: [] };
+  const kept: SummaryFile[] = [];
   const sections: string[] = [];
-  let budget = maxTokens;
+  let left = allowance;
   for (const file of files) {
-    if (file.content === undefined || budget <= 0) continue;
-    const perFile = Math.floor(budget / Math.max(1, files.length - sections.length));
-    const tokens = context.counter.countText(file.content);
-    const charsPerToken = file.content.length / Math.max(1, tokens);
-    const text =
-      tokens <= perFile
-        ? file.content
-        : clipText(file.content, Math.floor(perFile * charsPerToken), file.messageId);
-    budget -= Math.min(tokens, perFile);
-    sections.push(`### ${file.path}\n\`\`\`\n${text}\n\`\`\``);
+    if (left <= 0) break;
+    const tokens = context.counter.countText(file.content) + FILE_SECTION_OVERHEAD;
+    // Never clip a file to a fraction of itself when the whole fits; cut one only when it alone
+    // is larger than what is left.
+    let content = file.content;
+    if (tokens > left) {
+      const charsPerToken = file.content.length / Math.max(1, tokens);
+      content = clipText(file.content, Math.max(0, Math.floor((left - FILE_SECTION_OVERHEAD) * charsPerToken)), file.messageId);
+    }
+    left -= Math.min(tokens, left);
+    kept.push({ ...file, content });
+    sections.push(`### ${file.path}\n\`\`\`\n${content}\n\`\`\``);
   }
-  return sections.length ? `\n\n## Latest content of recently used files\n${sections.join('\n\n')}` : '';
+  return {
+    text: sections.length ? `\n\n## Latest content of recently used files\n${sections.join('\n\n')}` : '',
+    files: kept,
+  };
+}
+
+/** Tokens of a file section beyond the file's own (heading, fence). */
+const FILE_SECTION_OVERHEAD = 12;
+
+/** A file carried with a summary: its path, the message its content came from, the content. */
+export interface SummaryFile {
+  readonly path: string;
+  readonly messageId: string;
+  readonly content: string;
+}
+
+/**
+ * The files to carry: the newest first from the span, then those an earlier summary carried
+ * (so they survive later compactions), minus files whose latest content is still in the kept
+ * messages (already there verbatim).
+ */
+function filesToCarry(
+  span: readonly Message[],
+  previous: readonly SummaryFile[],
+  kept: readonly Message[],
+  limit: number,
+): SummaryFile[] {
+  if (limit <= 0) return [];
+  const inKept = new Set(recentFiles(kept, { limit }).map((file) => file.path));
+  const out: SummaryFile[] = [];
+  const seen = new Set<string>();
+  const add = (file: { path: string; messageId: string; content?: string | undefined }): void => {
+    if (out.length >= limit || seen.has(file.path)) return;
+    seen.add(file.path);
+    if (file.content === undefined || inKept.has(file.path)) return;
+    out.push({ path: file.path, messageId: file.messageId, content: file.content });
+  };
+  for (const file of recentFiles(span, { limit })) add(file);
+  for (const file of previous) add(file);
+  return out;
 }
 
 /** The structured summary a summary message carries in `metadata.chatfold` (never parsed from text). */
@@ -113,59 +134,88 @@ export function summaryRecordOf(message: Message): CompactionSummary | undefined
 }
 
 /**
- * `summarize` (STR-5): everything between the goal and the retained tail is replaced by one
- * summary message (with the fact ledger, SUM-4). Multi-level (SUM-2): an earlier chatfold
- * summary in that span is merged, not summarized again. If the result is still above the
- * target, retention shrinks and the summary is made shorter (SUM-6).
+ * `summarize` (STR-5): everything between the head (system prompt, and the goal when kept)
+ * and the retained tail is replaced by one summary message (with the fact ledger, SUM-4).
+ * Multi-level (SUM-2): an earlier chatfold summary in that span is merged, not summarized
+ * again. One summarizer request per compaction, sized to what the target leaves (SUM-6): a
+ * result that is still too large is clipped to fit, with a fallback event — never asked again.
  */
 export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
   return {
     name: 'summarize',
     async apply(messages, context): Promise<StrategyResult> {
       const none: StrategyResult = { edits: {}, effect: stageEffect({}) };
+      context.signal?.throwIfAborted();
       const units = groupUnits(messages);
-      const goalIndex = messages.findIndex(isUserTurn);
-      // The head is everything up to and including the goal's unit (system prompt, goal).
-      const headEnd =
-        goalIndex < 0 ? 0 : (units.find((unit) => unit.start <= goalIndex && goalIndex < unit.end)?.end ?? 0);
-      let retentionMessages = options.retentionMessages ?? DEFAULTS.retentionMessages;
-      let retentionTokens = options.retentionTokens ?? DEFAULTS.retentionTokens;
-      let maxSummaryTokens = options.maxSummaryTokens ?? Math.max(256, Math.floor(context.target * 0.15));
-      const notes: string[] = [];
-      let best: StrategyResult = none;
-      for (let attempt = 0; attempt < 3; attempt++) {
-        context.signal?.throwIfAborted();
-        const tailStart = retentionStart(
-          messages,
-          units,
-          headEnd,
-          retentionMessages,
-          retentionTokens,
-          Math.floor(context.target * RETAINED_SHARE_OF_TARGET),
-          context,
-        );
-        const result = await summarizeOnce(messages, headEnd, tailStart, maxSummaryTokens, options, context);
-        if (result === undefined) break;
-        best = result;
-        if (context.counter.count(applyEdits(messages, result.edits)).total <= context.target) break;
-        notes.push(
-          `summary + retained messages still above the target after attempt ${attempt + 1}; shrinking retention and the summary`,
-        );
-        retentionMessages = Math.max(1, Math.floor(retentionMessages / 2));
-        retentionTokens = Math.floor(retentionTokens / 2);
-        maxSummaryTokens = Math.max(128, Math.floor(maxSummaryTokens / 2));
-      }
-      if (best === none) return none;
-      return { edits: best.edits, effect: { ...best.effect, notes: [...best.effect.notes, ...notes] } };
+      const headEnd = headEndOf(messages, units, options.keepGoal ?? true);
+      const tailStart =
+        context.scope === 'all'
+          ? messages.length
+          : retentionStartFor(messages, units, headEnd, options, context);
+      const result = await summarizeOnce(messages, headEnd, tailStart, options, context);
+      return result ?? none;
     },
   };
 }
+
+/** The end of the head: leading system messages, and the goal's unit when it is kept. */
+function headEndOf(messages: readonly Message[], units: readonly MessageUnit[], keepGoal: boolean): number {
+  let end = 0;
+  while (end < messages.length) {
+    const message = messages[end] as Message;
+    if (message.role !== 'system' || chatfoldMetadata(message) !== undefined) break;
+    end++;
+  }
+  if (!keepGoal) return end;
+  const goalIndex = messages.findIndex(isUserTurn);
+  if (goalIndex < 0) return end;
+  const unit = units.find((candidate) => candidate.start <= goalIndex && goalIndex < candidate.end);
+  return Math.max(end, unit?.end ?? 0);
+}
+
+/**
+ * The retained tail for this run: the policy's retention when set; otherwise as many messages
+ * as the target leaves room for (after the head and the smallest summary), at least the
+ * protected recent ones.
+ */
+function retentionStartFor(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  options: SummarizeStrategyOptions,
+  context: StrategyContext,
+): number {
+  let headTokens = 0;
+  for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
+  const room = Math.max(0, context.target - headTokens - MIN_SUMMARY_TOKENS);
+  const hasRetention = options.retentionTokens !== undefined || options.retentionMessages !== undefined;
+  if (hasRetention) {
+    return retentionStart(messages, units, headEnd, {
+      maxMessages: options.retentionMessages,
+      maxTokens: Math.min(options.retentionTokens ?? Number.POSITIVE_INFINITY, room),
+    }, context);
+  }
+  if (context.force === true) {
+    // Forced below the target (a manual request, a messages trigger): keep the protected recent ones.
+    let start = messages.length;
+    for (let i = messages.length - 1; i >= headEnd && context.protectedIds.has((messages[i] as Message).id); i--) start = i;
+    return Math.max(headEnd, unitStart(units, start));
+  }
+  return retentionStart(messages, units, headEnd, { maxTokens: room }, context);
+}
+
+function unitStart(units: readonly MessageUnit[], index: number): number {
+  const unit = units.find((candidate) => candidate.start <= index && index < candidate.end);
+  return unit?.start ?? index;
+}
+
+/** The smallest summary the room for the retained tail is measured against. */
+const MIN_SUMMARY_TOKENS = 256;
 
 async function summarizeOnce(
   messages: readonly Message[],
   headEnd: number,
   tailStart: number,
-  maxTokens: number,
   options: SummarizeStrategyOptions,
   context: StrategyContext,
 ): Promise<StrategyResult | undefined> {
@@ -173,20 +223,42 @@ async function summarizeOnce(
   const drop: string[] = [];
   const toSummarize: Message[] = [];
   let previous: CompactionSummary | undefined;
+  let previousFiles: readonly SummaryFile[] = [];
+  // A protected message keeps its whole tool group: a call never loses its result (MSG-3).
+  const keptInSpan = new Set<string>();
+  for (const unit of groupUnits(span)) {
+    const group = span.slice(unit.start, unit.end);
+    if (group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)) {
+      for (const message of group) keptInSpan.add(message.id);
+    }
+  }
   for (const message of span) {
     const record = summaryRecordOf(message);
     if (record !== undefined) {
       previous = record;
+      previousFiles = summaryFilesOf(message);
       drop.push(message.id);
-    } else if (context.protectedIds.has(message.id)) {
-      // Pinned inside the span: stays, after the summary.
+    } else if (keptInSpan.has(message.id)) {
+      // Pinned inside the span (with its tool group): stays, after the summary.
     } else {
       toSummarize.push(message);
       drop.push(message.id);
     }
   }
   if (toSummarize.length === 0) return undefined;
-  const goal = messages.slice(0, headEnd).find(isUserTurn);
+  const kept = messages.filter((message, index) => index < headEnd || index >= tailStart || keptInSpan.has(message.id));
+  const keptTokens = kept.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
+  const files = recentFilesSection(
+    filesToCarry(toSummarize, previousFiles, messages.slice(tailStart), options.recentFiles ?? DEFAULT_RECENT_FILES),
+    Math.floor(context.target * (options.recentFilesShare ?? 0.2)),
+    context,
+  );
+  const filesTokens = files.text === '' ? 0 : context.counter.countText(files.text);
+  // One request, sized to what the target leaves after the kept messages and the files.
+  const room = Math.max(0, context.target - keptTokens - filesTokens - SUMMARY_MESSAGE_OVERHEAD);
+  const maxTokens =
+    options.maxSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, Math.min(room, Math.floor(context.target * 0.15)));
+  const goal = messages.slice(0, headEnd).find(isUserTurn) ?? (options.keepGoal === false ? undefined : messages.find(isUserTurn));
   const result = await summarizeSpan({
     messages: toSummarize,
     ...(previous === undefined ? {} : { previousSummary: { text: previous.text, ledger: previous.ledger } }),
@@ -201,12 +273,35 @@ async function summarizeOnce(
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),
   });
+  const notes: string[] = [];
   if (result.fallbackReason !== undefined) {
+    const onFailure = options.onFailure ?? 'extractive';
+    if (onFailure === 'error') {
+      throw new ChatfoldError('E_SUMMARY_FAILED', `the summary could not be made: ${result.fallbackReason}`, {
+        reason: result.fallbackReason,
+      });
+    }
     context.onFallback?.({
       source: 'summarizer',
       stage: 'summarize',
-      fallback: 'extractive',
+      fallback: onFailure === 'skip' ? 'skipped' : 'extractive',
       reason: result.fallbackReason,
+    });
+    if (onFailure === 'skip') return undefined;
+    notes.push(`summarizer fell back to extractive: ${result.fallbackReason}`);
+  }
+  let text = result.text;
+  // A summary larger than the room left would push the prompt over the target: clip it, say so.
+  const textTokens = context.counter.countText(text);
+  const limit = Math.max(maxTokens, room);
+  if (textTokens > limit && result.source !== 'custom') {
+    const charsPerToken = text.length / Math.max(1, textTokens);
+    text = clipText(text, Math.floor(limit * charsPerToken), 'the summary');
+    context.onFallback?.({
+      source: 'summarizer',
+      stage: 'summarize',
+      fallback: 'clipped',
+      reason: `the summary was ${formatCount(textTokens)} tokens, more than the ${formatCount(limit)} the target leaves; it was clipped`,
     });
   }
   const first = (previous === undefined ? toSummarize[0] : undefined) as Message | undefined;
@@ -216,15 +311,9 @@ async function summarizeOnce(
     lastId: last.id,
     count: (previous?.covers.count ?? 0) + toSummarize.length,
   };
-  const files = recentFilesSection(
-    toSummarize,
-    options.recentFiles ?? DEFAULT_RECENT_FILES,
-    options.recentFilesTokens ?? Math.floor(context.target * 0.2),
-    context,
-  );
-  const id = `cf_summary_${contentHash(`${covers.firstId}..${covers.lastId}:${covers.count}:${result.text}`)}`;
+  const id = `cf_summary_${contentHash(`${covers.firstId}..${covers.lastId}:${covers.count}:${text}`)}`;
   const summary: CompactionSummary = {
-    text: result.text,
+    text,
     ledger: result.ledger,
     covers,
     source: result.source,
@@ -232,31 +321,69 @@ async function summarizeOnce(
     messageId: id,
   };
   const { messageId: _, ...record } = summary;
+  const placement = options.placement ?? 'provider';
+  const role =
+    placement === 'system' ? 'system' : placement === 'user' ? 'user' : context.provider === 'openai' ? 'system' : 'user';
   const summaryMessage: Message = {
     id,
-    // SUM-7: a system message for OpenAI; a user turn for Anthropic, Gemini and neutral use.
-    role: context.provider === 'openai' ? 'system' : 'user',
+    // SUM-7: where the policy places it; `provider`: a system message for OpenAI, a user turn elsewhere.
+    role,
     parts: [
       {
         type: 'text',
         text:
           formatSummaryMessage({
-            text: result.text,
+            text,
             ledger: result.ledger,
             messagesSummarized: covers.count,
-          }) + files,
+          }) + files.text,
       },
     ],
     createdAt: last.createdAt,
-    metadata: { chatfold: { transform: 'summary', ...(record as unknown as Record<string, JsonValue>) } },
+    metadata: {
+      chatfold: {
+        transform: 'summary',
+        ...(record as unknown as Record<string, JsonValue>),
+        ...(files.files.length === 0 ? {} : { files: files.files as unknown as JsonValue }),
+      },
+    },
   };
-  const notes = [`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`];
-  if (result.fallbackReason !== undefined)
-    notes.push(`summarizer fell back to extractive: ${result.fallbackReason}`);
+  // A system summary goes first (after the system prompt, before a kept goal).
+  const beforeId =
+    role === 'system' ? (messages.find((message, index) => index >= leadingSystemEnd(messages))?.id ?? null) : ((span[0] as Message).id);
+  notes.unshift(`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`);
   return {
-    edits: { drop, insert: [{ beforeId: (span[0] as Message).id, message: summaryMessage }], summary },
+    edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },
     effect: stageEffect({ summarized: toSummarize.length, notes }),
   };
+}
+
+/** Tokens of the summary message beyond its text (header, footer, role). */
+const SUMMARY_MESSAGE_OVERHEAD = 24;
+
+/** Index of the first message after the leading system prompt(s). */
+function leadingSystemEnd(messages: readonly Message[]): number {
+  let end = 0;
+  while (end < messages.length) {
+    const message = messages[end] as Message;
+    if (message.role !== 'system' || chatfoldMetadata(message) !== undefined) break;
+    end++;
+  }
+  return end;
+}
+
+/** The files an earlier summary carried (its `metadata.chatfold.files`). */
+function summaryFilesOf(message: Message): readonly SummaryFile[] {
+  const files = (chatfoldMetadata(message) as { files?: unknown } | undefined)?.files;
+  if (!Array.isArray(files)) return [];
+  return files.filter(
+    (file): file is SummaryFile =>
+      typeof file === 'object' &&
+      file !== null &&
+      typeof (file as SummaryFile).path === 'string' &&
+      typeof (file as SummaryFile).messageId === 'string' &&
+      typeof (file as SummaryFile).content === 'string',
+  );
 }
 
 function textOf(parts: readonly Part[]): string {

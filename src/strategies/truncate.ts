@@ -5,13 +5,27 @@ import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata, createSyntheticMessage, formatCount } from './chatfold-metadata.ts';
 import { clipMessage } from './clip.ts';
 import { isUserTurn } from './protect.ts';
+import { retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
 import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 
 /** Text of the marker that stands where messages were left out (STR-3). */
-export function omissionText(count: number): string {
+export function omissionText(count: number, template?: string): string {
+  if (template !== undefined) return template.replaceAll('{count}', formatCount(count));
   return `[chatfold: ${formatCount(count)} earlier message${count === 1 ? '' : 's'} omitted here to fit the context window; they are kept in the history]`;
+}
+
+/** How {@link dropUnits} marks what it left out. */
+export interface OmissionOptions {
+  /** The marker text, `{count}` replaced (the policy's `omissionMarker`). Default: chatfold's wording. */
+  readonly template?: string | undefined;
+  /**
+   * `runs` (default): one marker per run of consecutive dropped units, where they were;
+   * `single`: one marker for everything dropped, where the first dropped unit was (scattered
+   * drops, as `importance` makes, must not add a marker each).
+   */
+  readonly markers?: 'runs' | 'single';
 }
 
 /** How many stored messages a projection message stands for (markers stand for several). */
@@ -29,6 +43,7 @@ export function dropUnits(
   messages: readonly Message[],
   units: readonly MessageUnit[],
   dropped: ReadonlySet<number>,
+  { template, markers = 'runs' }: OmissionOptions = {},
 ): { edits: StrategyEdits; dropped: number } {
   const drop: string[] = [];
   const insert: PlanInsertion[] = [];
@@ -43,7 +58,7 @@ export function dropUnits(
       beforeId: first.id,
       message: createSyntheticMessage({
         role: 'user',
-        text: omissionText(omitted),
+        text: omissionText(omitted, template),
         key: `${first.id}..${last.id}:${omitted}`,
         createdAt: first.createdAt,
         record: { transform: 'marker', omitted, firstId: first.id, lastId: last.id },
@@ -59,7 +74,7 @@ export function dropUnits(
         run.push(message);
         drop.push(message.id);
         if (chatfoldMetadata(message)?.transform !== 'marker') droppedMessages++;
-      } else {
+      } else if (markers === 'runs') {
         flush();
       }
     }
@@ -86,6 +101,15 @@ export function truncateTo(
   messages: readonly Message[],
   limit: number,
   context: StrategyContext,
+  {
+    template,
+    retainFrom,
+  }: {
+    /** The marker text (`{count}` replaced); default chatfold's wording. */
+    readonly template?: string | undefined;
+    /** Drop every unprotected unit before this index first (the policy's retention), then go on to `limit`. */
+    readonly retainFrom?: number | undefined;
+  } = {},
 ): StrategyResult & { readonly messages: readonly Message[] } {
   const { counter } = context;
   const units = groupUnits(messages);
@@ -97,20 +121,27 @@ export function truncateTo(
   const markerCost = counter.countMessage(
     createSyntheticMessage({
       role: 'user',
-      text: omissionText(99_999),
+      text: omissionText(99_999, template),
       key: '',
       createdAt: '',
       record: { transform: 'marker' },
     }),
   );
   let total = counter.count(messages).total;
-  if (total <= limit) return { messages, edits: {}, effect: stageEffect({}) };
+  const hasOlder = retainFrom !== undefined && units.some((unit) => unit.end <= retainFrom && !isUnitKept(messages, unit, context));
+  if (total <= limit && !hasOlder) return { messages, edits: {}, effect: stageEffect({}) };
   const dropped = new Set<number>();
   const candidates: number[] = [];
   units.forEach((unit, u) => {
     if (!isUnitKept(messages, unit, context)) candidates.push(u);
   });
   let next = 0;
+  // The retention first: every unprotected unit older than the retained tail goes.
+  while (retainFrom !== undefined && next < candidates.length && (units[candidates[next] as number] as MessageUnit).end <= retainFrom) {
+    const u = candidates[next++] as number;
+    dropped.add(u);
+    total -= unitTokens[u] as number;
+  }
   let result: { edits: StrategyEdits; dropped: number } = { edits: {}, dropped: 0 };
   let output: readonly Message[] = messages;
   // Usually one pass: the marker cost is reserved up front; extra passes only when gaps multiply.
@@ -120,7 +151,7 @@ export function truncateTo(
       dropped.add(u);
       total -= unitTokens[u] as number;
     }
-    result = dropUnits(messages, units, dropped);
+    result = dropUnits(messages, units, dropped, { template });
     output = applyEdits(messages, result.edits);
     total = counter.count(output).total;
     if (total <= limit || next >= candidates.length) break;
@@ -233,21 +264,31 @@ export function fitToBudget(messages: readonly Message[], context: StrategyConte
 export interface TruncateOptions {
   /** Also bring the projection down to the target (default) rather than only the budget. */
   readonly to?: 'target' | 'budget';
+  /** Keep at most this many newest messages (whole tool groups); older ones go first (the policy's retention). */
+  readonly retentionMessages?: number;
+  /** Keep at most this many newest tokens (whole tool groups); older ones go first. */
+  readonly retentionTokens?: number;
+  /** Marker text where messages were left out; `{count}` is replaced. Default chatfold's wording. */
+  readonly marker?: string;
 }
 
 /**
- * `truncate` (STR-3): keeps the system prompt, the goal and the newest messages up to the
- * target, with a marker "[N earlier messages omitted]"; tool groups are atomic.
+ * `truncate` (STR-3): keeps the system prompt, the goal (when protected) and the newest
+ * messages — the retained tail when a retention is set, then as many as the target allows —
+ * with one marker "[N earlier messages omitted]" where the rest was; tool groups are atomic.
  */
-export function truncate({ to = 'target' }: TruncateOptions = {}): Strategy {
+export function truncate({ to = 'target', retentionMessages, retentionTokens, marker }: TruncateOptions = {}): Strategy {
   return {
     name: 'truncate',
     apply(messages, context) {
-      const { edits, effect } = truncateTo(
-        messages,
-        to === 'target' ? context.target : context.budget,
-        context,
-      );
+      const hasRetention = retentionMessages !== undefined || retentionTokens !== undefined;
+      const retainFrom = hasRetention
+        ? retentionStart(messages, groupUnits(messages), 0, { maxMessages: retentionMessages, maxTokens: retentionTokens }, context)
+        : undefined;
+      const { edits, effect } = truncateTo(messages, to === 'target' ? context.target : context.budget, context, {
+        template: marker,
+        retainFrom,
+      });
       return { edits, effect };
     },
   };

@@ -31,6 +31,13 @@ export interface StrategyContext {
   readonly onProgress?: (delta: string) => void;
   /** Records a runtime fault that took a fallback (summarizer failed → extractive). */
   readonly onFallback?: (fallback: CompactionFallback) => void;
+  /**
+   * The run must make its summary (or apply its retention) even below the target: a manual
+   * request or a trigger that counts messages (the decision's `summarizeBelowTarget`).
+   */
+  readonly force?: boolean;
+  /** What this run covers: `all` messages (a manual "summarize everything") or all but the retained tail. */
+  readonly scope?: 'all' | 'retention';
 }
 
 /**

@@ -27,6 +27,11 @@ export interface AgentPoolOptions {
 /** The session metadata keys the web app writes. */
 export const TITLE_KEY = 'title';
 export const AUTO_COMPACTION_KEY = 'autoCompaction';
+/**
+ * Set (ISO time) when the user deletes a chat: the chat leaves the list and the API, its
+ * messages stay in the append-only store as the audit of what was deleted and when.
+ */
+export const DELETED_AT_KEY = 'deletedAt';
 
 /** Reads a session's auto-compaction override from its metadata. */
 export function sessionAutoCompaction(
@@ -83,6 +88,8 @@ export class AgentPool {
     const threshold = settings.thresholds[this.#options.modelId] ?? base.threshold;
     return {
       ...base,
+      // The chat-app policy is this app's default; an agent file's own policy wins.
+      policy: base.policy ?? 'chat-app',
       autoSummarize: override === 'inherit' ? settings.autoCompaction : override === 'on',
       retentionTokens: settings.retentionTokens,
       ...(threshold === undefined ? {} : { threshold }),

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import type { AgentOptions } from '../../agent/types.ts';
-import { DEFAULTS } from '../../defaults.ts';
+import { resolvePolicy } from '../../policy/presets.ts';
 import type { Store } from '../../stores/types.ts';
 import type { ServerInfo } from '../api-types.ts';
 import { type AgentFactory, AgentPool } from './agent-pool.ts';
@@ -88,6 +88,8 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
     createAgent: options.createAgent,
     settings: settings.read,
   });
+  // The chat-app policy is this app's default; an agent file's own policy wins.
+  const webPolicy = resolvePolicy(options.agent.context?.policy ?? 'chat-app');
   const info: ServerInfo = {
     version: options.version,
     agent: options.agent.name ?? 'agent',
@@ -95,8 +97,11 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
     modelId: options.modelId,
     fakeProvider: options.fakeProvider === true,
     store: store.kind,
-    defaultThreshold: options.agent.context?.threshold ?? DEFAULTS.triggers[0]?.fraction ?? 0.8,
-    defaultRetentionTokens: options.agent.context?.retentionTokens ?? DEFAULTS.retentionTokens,
+    defaultThreshold:
+      options.agent.context?.threshold ??
+      webPolicy.triggers.find((group) => group.fraction !== undefined)?.fraction ??
+      0.95,
+    defaultRetentionTokens: options.agent.context?.retentionTokens ?? webPolicy.retention.tokens ?? 1000,
   };
   const log = options.log === undefined ? silentLog : jsonLineLog(options.log, options.redact);
   const deps: WebDeps = {

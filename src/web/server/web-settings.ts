@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { DEFAULTS } from '../../defaults.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import type { JsonValue } from '../../messages/types.ts';
+import { POLICIES } from '../../policy/presets.ts';
 import type { WebSettings } from '../api-types.ts';
 import type { WebStore } from './web-store.ts';
 
@@ -43,7 +43,7 @@ export const webSettingsPatchSchema = webSettingsSchema.partial();
 export const DEFAULT_WEB_SETTINGS: WebSettings = Object.freeze({
   autoCompaction: true,
   thresholds: {},
-  retentionTokens: DEFAULTS.retentionTokens,
+  retentionTokens: POLICIES['chat-app'].retention.tokens ?? 1000,
   notifications: true,
   summarizerModel: null,
 });

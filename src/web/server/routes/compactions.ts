@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { DEFAULTS } from '../../../defaults.ts';
 import type { CompactionPreview } from '../../api-types.ts';
 import { manualSummary } from '../manual-summary.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
@@ -53,8 +52,8 @@ export function compactionRoutes(deps: WebDeps): Hono {
       // FR-5.4.2: allowed with few tokens, with a warning.
       const warning = !plan.willCompact
         ? `Nothing to summarize now: ${plan.reason}.`
-        : plan.tokensBefore < DEFAULTS.floor
-          ? `The conversation is short (${plan.tokensBefore.toLocaleString('en-US')} tokens, below the ${DEFAULTS.floor.toLocaleString('en-US')}-token minimum for automatic compaction): summarizing now saves little.`
+        : plan.floorTokens > 0 && plan.tokensBefore < plan.floorTokens
+          ? `The conversation is short (${plan.tokensBefore.toLocaleString('en-US')} tokens, below the ${plan.floorTokens.toLocaleString('en-US')}-token minimum for automatic compaction): summarizing now saves little.`
           : undefined;
       const preview: CompactionPreview = {
         totalMessages: plan.messagesInHistory,

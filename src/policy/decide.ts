@@ -1,0 +1,203 @@
+import type { CountAccuracy } from '../tokens/types.ts';
+import { type Budget, computeBudget } from './budget.ts';
+import type { ContextPolicy, TriggerGroup } from './context-policy.ts';
+
+/** How a compaction was asked for: by a trigger, by a person, or by a prompt that does not fit. */
+export type CompactionMode = 'auto' | 'manual' | 'overflow';
+
+/** What {@link decide} measures: the model, the counts, and how many messages are new. */
+export interface ContextMeasure {
+  readonly window: number;
+  /** The model's max output tokens (for `responseReserve: 'max-output'`). */
+  readonly maxOutputTokens?: number | undefined;
+  readonly accuracy: CountAccuracy;
+  /** Tokens of the tool definitions sent with every request (outside the message budget). */
+  readonly toolTokens: number;
+  /** Tokens of the messages. */
+  readonly tokens: number;
+  /** Messages in the prompt. */
+  readonly messages: number;
+  /** Messages added since the last compaction (all of them when there was none). */
+  readonly messagesSinceCompaction: number;
+}
+
+/** One trigger condition and where the prompt stands against it (for `/context` and gauges). */
+export interface TriggerCondition {
+  /** Index of the AND-group in `policy.triggers`. */
+  readonly group: number;
+  readonly kind: 'fraction' | 'tokens' | 'messages';
+  /** The current value (prompt tokens, or messages since the last compaction). */
+  readonly value: number;
+  /** The value at which it holds (tokens for `fraction`: the share of the window in tokens). */
+  readonly threshold: number;
+  /** value / threshold × 100, one decimal. */
+  readonly percent: number;
+  readonly holds: boolean;
+}
+
+/** The one decision (Engine 2): whether to compact now, in which mode, and to what size. */
+export interface CompactionDecision {
+  readonly compact: boolean;
+  /** The mode a compaction runs in: `overflow` whenever the prompt does not fit. */
+  readonly mode: CompactionMode;
+  /** Why, in words, e.g. `prompt 3,900 ≥ 95 % of the window 4,096`. */
+  readonly reason: string;
+  /** The name of the policy that decided. */
+  readonly policyName: string;
+  readonly budget: Budget;
+  /** The prompt (messages + tool definitions): what the gauge shows against the window. */
+  readonly promptTokens: number;
+  /** Tokens the messages may use after the compaction (the policy's target, within the budget). */
+  readonly target: number;
+  /** Each trigger condition, for display. */
+  readonly conditions: readonly TriggerCondition[];
+  /** True when a trigger holds but the floor held automatic compaction back. */
+  readonly heldByFloor: boolean;
+  /**
+   * True when the summary must be made even if the prompt is already below the target: a
+   * manual request, or a trigger that counts messages rather than tokens.
+   */
+  readonly summarizeBelowTarget: boolean;
+  /** What a manual compaction covers (the policy's `manual.scope`); `retention` otherwise. */
+  readonly scope: 'all' | 'retention';
+}
+
+const format = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+/** The budget a policy leaves for messages (TRG-1): window − reserve − margin − tools. */
+export function policyBudget(
+  measure: Pick<ContextMeasure, 'window' | 'maxOutputTokens' | 'accuracy' | 'toolTokens'>,
+  policy: ContextPolicy,
+): Budget {
+  return computeBudget({
+    window: measure.window,
+    ...(measure.maxOutputTokens === undefined ? {} : { maxOutputTokens: measure.maxOutputTokens }),
+    ...(policy.responseReserve === 'max-output' ? {} : { responseReserve: policy.responseReserve }),
+    ...(policy.safetyMargin === 'by-accuracy' ? {} : { safetyMargin: policy.safetyMargin }),
+    accuracy: measure.accuracy,
+    toolTokens: measure.toolTokens,
+  });
+}
+
+/** The policy's target for the messages, in tokens: the smallest set target, never above the budget. */
+export function policyTarget(policy: ContextPolicy, budget: Budget): number {
+  const limits = [budget.messages];
+  if (policy.target.fraction !== undefined) {
+    limits.push(Math.floor(policy.target.fraction * budget.window) - budget.toolTokens);
+  }
+  if (policy.target.tokens !== undefined) limits.push(policy.target.tokens - budget.toolTokens);
+  return Math.max(0, Math.min(...limits));
+}
+
+function conditionsOf(group: TriggerGroup, index: number, prompt: number, measure: ContextMeasure): TriggerCondition[] {
+  const out: TriggerCondition[] = [];
+  const add = (kind: TriggerCondition['kind'], value: number, threshold: number): void => {
+    out.push({
+      group: index,
+      kind,
+      value,
+      threshold,
+      percent: threshold > 0 ? Math.round((value / threshold) * 1000) / 10 : 0,
+      holds: value >= threshold,
+    });
+  };
+  if (group.fraction !== undefined) add('fraction', prompt, Math.ceil(group.fraction * measure.window));
+  if (group.tokens !== undefined) add('tokens', prompt, group.tokens);
+  if (group.messages !== undefined) add('messages', measure.messagesSinceCompaction, group.messages);
+  return out;
+}
+
+function describe(condition: TriggerCondition, policy: ContextPolicy, window: number): string {
+  const group = policy.triggers[condition.group] as TriggerGroup;
+  switch (condition.kind) {
+    case 'fraction':
+      return `prompt ${format(condition.value)} ≥ ${Math.round((group.fraction ?? 0) * 100)} % of the window ${format(window)}`;
+    case 'tokens':
+      return `prompt ${format(condition.value)} ≥ ${format(condition.threshold)} tokens`;
+    default:
+      return `${format(condition.value)} messages since the last compaction ≥ ${format(condition.threshold)}`;
+  }
+}
+
+/**
+ * Decides whether to compact (TRG-1..4), pure and synchronous: the one place every product
+ * decides. A prompt over the budget always compacts (`overflow`, whatever the triggers);
+ * `manual` always compacts; `auto` compacts when any trigger group holds in full and the
+ * prompt is not below the floor. Nothing else fires: no hidden trigger, floor or cap.
+ *
+ * @param measure The counts (messages, tools, messages since the last compaction) and the model.
+ * @param policy A complete policy (`resolvePolicy`).
+ * @param requested The mode asked for (default `auto`).
+ */
+export function decide(
+  measure: ContextMeasure,
+  policy: ContextPolicy,
+  requested: CompactionMode = 'auto',
+): CompactionDecision {
+  const budget = policyBudget(measure, policy);
+  const prompt = measure.tokens + measure.toolTokens;
+  const conditions = policy.triggers.flatMap((group, index) => conditionsOf(group, index, prompt, measure));
+  const firing = policy.triggers.findIndex((_, index) =>
+    conditions.filter((condition) => condition.group === index).every((condition) => condition.holds),
+  );
+  const target = policyTarget(policy, budget);
+  const countsMessages =
+    firing >= 0 && conditions.some((condition) => condition.group === firing && condition.kind === 'messages');
+  const base = { budget, promptTokens: prompt, target, conditions, policyName: policy.name };
+  if (requested === 'overflow' || measure.tokens > budget.messages) {
+    return {
+      ...base,
+      compact: true,
+      mode: 'overflow',
+      reason:
+        requested === 'overflow'
+          ? 'the provider reported a context overflow'
+          : `prompt ${format(prompt)} does not fit: messages ${format(measure.tokens)} > budget ${format(budget.messages)} (window ${format(budget.window)} − reserve ${format(budget.responseReserve)} − margin ${format(budget.safetyMargin)} − tools ${format(budget.toolTokens)})`,
+      heldByFloor: false,
+      summarizeBelowTarget: false,
+      scope: 'retention',
+    };
+  }
+  if (requested === 'manual') {
+    return {
+      ...base,
+      compact: true,
+      mode: 'manual',
+      reason: 'manual compaction',
+      heldByFloor: false,
+      summarizeBelowTarget: true,
+      scope: policy.manual.scope,
+    };
+  }
+  const idle = (reason: string, heldByFloor = false): CompactionDecision => ({
+    ...base,
+    compact: false,
+    mode: 'auto',
+    reason,
+    heldByFloor,
+    summarizeBelowTarget: false,
+    scope: 'retention',
+  });
+  if (firing < 0) {
+    return idle(policy.triggers.length === 0 ? 'no automatic triggers in this policy' : 'no trigger fired');
+  }
+  const fired = conditions
+    .filter((condition) => condition.group === firing)
+    .map((condition) => describe(condition, policy, measure.window))
+    .join(' and ');
+  if (prompt < policy.floor.tokens) {
+    return idle(`${fired}, but the prompt ${format(prompt)} is below the floor of ${format(policy.floor.tokens)} tokens`, true);
+  }
+  if (measure.messages < policy.floor.messages) {
+    return idle(`${fired}, but ${format(measure.messages)} messages are below the floor of ${format(policy.floor.messages)}`, true);
+  }
+  return {
+    ...base,
+    compact: true,
+    mode: 'auto',
+    reason: fired,
+    heldByFloor: false,
+    summarizeBelowTarget: countsMessages,
+    scope: 'retention',
+  };
+}
