@@ -30,7 +30,7 @@ export function parseFormat(value: string): ConversationFormat {
 /** The model a file's format suggests when `--model` is not given. */
 export function defaultModelFor(format: ConversationFormat): string {
   return format === 'claude-code' || format === 'anthropic'
-    ? 'claude-sonnet-4.5'
+    ? 'claude-sonnet-4-6'
     : format === 'gemini'
       ? 'gemini-2.5-pro'
       : 'gpt-4o';

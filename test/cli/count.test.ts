@@ -66,7 +66,7 @@ describe('chatfold count on every recorded session (CLI-2)', () => {
       if (file.includes('claude-code')) {
         expect(result).toMatchObject({
           format: 'claude-code',
-          model: 'claude-sonnet-4-5',
+          model: 'claude-sonnet-4-6',
           tokenizer: 'anthropic:claude',
           exact: false,
           accuracy: 'calibrated',
@@ -98,7 +98,7 @@ describe('chatfold count formats and models (CLI-2)', () => {
   it('detects Anthropic, Gemini and chatfold JSONL, and --format forces a format', async () => {
     expect(await countJson(fixture('converters/anthropic-tool-use.json'))).toMatchObject({
       format: 'anthropic',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
     });
     expect(await countJson(fixture('converters/gemini-function-calling.json'))).toMatchObject({
       format: 'gemini',
@@ -232,7 +232,7 @@ describe('chatfold count --exact through the provider count endpoints (TOK-4)', 
       tokenizer: 'anthropic:count_tokens',
     });
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/messages/count_tokens']);
-    expect(server.requests[0]?.body).toMatchObject({ model: 'claude-sonnet-4-5' });
+    expect(server.requests[0]?.body).toMatchObject({ model: 'claude-sonnet-4-6' });
   });
 
   it('Anthropic: a failing endpoint falls back to the local estimate with a warning', async () => {

@@ -19,7 +19,7 @@ afterAll(() => server.close());
 
 function counterWith(extra: { timeoutMs?: number; onFallback?: (f: CountFallback) => void } = {}) {
   return createAnthropicTokenCounter({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-4-6',
     apiKey: 'test-key',
     baseURL: server.url,
     // Counts that must succeed get a timeout no loaded machine reaches; the timeout test sets its own.
@@ -41,7 +41,7 @@ describe('Anthropic count_tokens through @anthropic-ai/sdk over HTTP (TOK-4)', (
     expect(request?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(String(request?.headers['x-api-key'] ?? request?.headers.authorization)).toContain('test-key');
     expect(request?.body).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       system: [{ type: 'text', text: 'You are terse.' }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Read the config' }] },
