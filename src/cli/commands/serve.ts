@@ -9,6 +9,7 @@ import { workspaceTools } from '../../agent/workspace/workspace-tools.ts';
 import { runCompactionWorker } from '../../background/run-worker.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { startFakeProvider } from '../../fake-provider/server.ts';
+import { HTTP_LIMITS } from '../../web/server/connection-limits.ts';
 import { createRedactor, secretsFromEnvironment } from '../../web/server/redact.ts';
 import { startWebServer } from '../../web/server/start-web-server.ts';
 import { findClientDir } from '../../web/server/static-client.ts';
@@ -34,6 +35,11 @@ interface ServeCliOptions extends AgentProcessCliOptions {
   fakeProvider?: boolean;
   /** `--no-workers` sets it false: no compaction workers in this process (issue 13). */
   workers?: boolean;
+  /** Connection limits (issue 24); unset ones keep `HTTP_LIMITS`. */
+  headersTimeout?: number;
+  requestTimeout?: number;
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
 }
 
 /** Model a keyless try uses: answers come from the fake provider; the window is small so compaction shows early. */
@@ -162,6 +168,26 @@ export function registerServe(program: Command): void {
       "keyless try: answers from chatfold's built-in fake provider, labelled as such",
     )
     .option(
+      '--headers-timeout <ms>',
+      `close a connection that has not sent its request headers within this time (default ${HTTP_LIMITS.headersTimeoutMs})`,
+      parsePositiveInteger,
+    )
+    .option(
+      '--request-timeout <ms>',
+      `close a connection whose whole request has not arrived within this time (default ${HTTP_LIMITS.requestTimeoutMs})`,
+      parsePositiveInteger,
+    )
+    .option(
+      '--max-connections <n>',
+      `open connections at most; idle ones are closed first to make room (default ${HTTP_LIMITS.maxConnections})`,
+      parsePositiveInteger,
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      `open connections from one client address at most (default ${HTTP_LIMITS.maxConnectionsPerAddress}; raise it behind a reverse proxy)`,
+      parsePositiveInteger,
+    )
+    .option(
       '--no-workers',
       'write no background summaries in this process (run chatfold worker against the same postgres:// store)',
     )
@@ -185,6 +211,12 @@ export function registerServe(program: Command): void {
         const server = await startWebServer({
           host: options.host,
           port: options.port,
+          limits: definedOnly({
+            headersTimeoutMs: options.headersTimeout,
+            requestTimeoutMs: options.requestTimeout,
+            maxConnections: options.maxConnections,
+            maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+          }),
           store,
           agent,
           createAgent,

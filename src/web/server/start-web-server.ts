@@ -1,6 +1,13 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import {
+  type ConnectionCounts,
+  type HttpLimits,
+  httpServerOptions,
+  limitConnections,
+} from './connection-limits.ts';
 import { createWebApp, type WebAppOptions } from './create-web-app.ts';
 import { isLoopbackHost } from './security.ts';
 import { asWebStore } from './web-store.ts';
@@ -14,6 +21,8 @@ export interface StartWebServerOptions extends Omit<WebAppOptions, 'allowedOrigi
   readonly host?: string;
   /** Port; 0 picks a free one. Default 8080. */
   readonly port?: number;
+  /** Timeouts and connection caps (issue 24); each defaults to `HTTP_LIMITS`. */
+  readonly limits?: HttpLimits;
 }
 
 /** A running web app. */
@@ -21,6 +30,8 @@ export interface WebServer {
   /** `http://127.0.0.1:8080` (the address it listens on). */
   readonly url: string;
   readonly port: number;
+  /** Open, evicted, refused and timed-out connections so far. */
+  connections(): ConnectionCounts;
   /** Stops accepting requests, ends open streams (which stops their turns) and closes. */
   close(): Promise<void>;
 }
@@ -58,8 +69,9 @@ export function checkBind(host: string, token: string | undefined): void {
  *   token, or a port that cannot be bound.
  */
 export async function startWebServer(options: StartWebServerOptions): Promise<WebServer> {
-  const { host = '127.0.0.1', port = 8080, ...appOptions } = options;
+  const { host = '127.0.0.1', port = 8080, limits, ...appOptions } = options;
   checkBind(host, appOptions.token);
+  const serverOptions = httpServerOptions(limits);
   asWebStore(appOptions.store);
   // The allowed origins depend on the port, known once listening: the app is built then.
   let handle: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined;
@@ -68,7 +80,9 @@ export async function startWebServer(options: StartWebServerOptions): Promise<We
       handle === undefined ? new Response('starting', { status: 503 }) : handle(request, env),
     hostname: host,
     port,
-  });
+    serverOptions,
+  }) as Server;
+  const connections = limitConnections(server, limits);
   const address = await new Promise<AddressInfo>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -91,9 +105,10 @@ export async function startWebServer(options: StartWebServerOptions): Promise<We
   return {
     url: `http://${urlHost(host)}:${address.port}`,
     port: address.port,
+    connections,
     close: () =>
       new Promise<void>((resolve) => {
-        if ('closeAllConnections' in server) server.closeAllConnections();
+        server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
