@@ -110,7 +110,7 @@ export function resolveModel(
       const ids = listed.candidates.map((candidate) => candidate.id);
       throw new ChatfoldError(
         'E_UNKNOWN_MODEL',
-        `model ${JSON.stringify(id.trim())} matches ${ids.length} models in the registry (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}); pass one of these ids (\`chatfold models ${id.trim()}\` lists them), or give the window yourself (`window` in chatfold's options, `--window` on the CLI)`,
+        `model ${JSON.stringify(id.trim())} matches ${ids.length} models in the registry (${ids.slice(0, 12).join(', ')}${ids.length > 12 ? ', …' : ''}); pass one of these ids (\`chatfold models ${id.trim()}\` lists them), or give the window yourself (\`window\` in chatfold's options, \`--window\` on the CLI)`,
         { model: id.trim(), candidates: ids },
       );
     }
@@ -118,7 +118,7 @@ export function resolveModel(
   const entry = match?.entry;
   if (entry === undefined && overrides.contextWindow === undefined) {
     warnings.push(
-      `unknown model ${JSON.stringify(id)}: using a conservative ${thousands(DEFAULT_MODEL.contextWindow)}-token window; give the real size with `window` (and `maxOutputTokens`) in chatfold's options, or `--window` on the CLI`,
+      `unknown model ${JSON.stringify(id)}: using a conservative ${thousands(DEFAULT_MODEL.contextWindow)}-token window; give the real size with \`window\` (and \`maxOutputTokens\`) in chatfold's options, or \`--window\` on the CLI`,
     );
   }
   if (match?.matchedBy === 'prefix') {
