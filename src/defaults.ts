@@ -11,7 +11,7 @@ import type { CountAccuracy } from './tokens/types.ts';
  */
 export const DEFAULTS = Object.freeze({
   /**
-   * The policy used when none is given: when to compact (85 % of the window), to what size
+   * The policy used when none is given: when to compact (75 % of the window), to what size
    * (half of it) and what to keep. Every field is in docs/policies.md; `POLICIES` has the others.
    */
   policy: POLICIES.default,

@@ -111,7 +111,12 @@ export { listModels } from './models/list-models.ts';
 export type { ResolvedModel, ResolveModelOptions } from './models/resolve-model.ts';
 export { resolveModel } from './models/resolve-model.ts';
 export type { Budget } from './policy/budget.ts';
-export type { ContextPolicy, ContextPolicyInput, PolicyOverrides, TriggerGroup } from './policy/context-policy.ts';
+export type {
+  ContextPolicy,
+  ContextPolicyInput,
+  PolicyOverrides,
+  TriggerGroup,
+} from './policy/context-policy.ts';
 export { contextPolicySchema, parsePolicy } from './policy/context-policy.ts';
 export type { CompactionDecision, ContextMeasure, TriggerCondition } from './policy/decide.ts';
 export { decide } from './policy/decide.ts';

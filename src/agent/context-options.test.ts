@@ -1,42 +1,67 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_CONTEXT_DEFAULTS, contextToChatfoldOptions } from './context-options.ts';
+import { POLICIES } from '../policy/presets.ts';
+import { contextToChatfoldOptions } from './context-options.ts';
 
-describe('contextToChatfoldOptions (AG-1, TRG-2)', () => {
-  it('defaults: 80 % OR seed 004 N = 30 messages OR K = 128,000 tokens; 6 recent messages kept', () => {
-    const options = contextToChatfoldOptions();
-    expect(options.triggers).toEqual([{ fraction: 0.8 }, { messages: 30 }, { tokens: 128_000 }]);
-    expect(options).toMatchObject({ target: 0.5, strategy: 'hybrid', protect: { keepRecent: 6 } });
-    expect(options.strategyOptions?.summarize).toEqual({ retentionTokens: 1000, retentionMessages: 6 });
-    expect(AGENT_CONTEXT_DEFAULTS.maxMessagesBeforeSummary).toBe(30);
+describe('contextToChatfoldOptions (AG-1, TRG-2): one policy, and only what was set', () => {
+  it('nothing set: the library default policy, with no message-count trigger', () => {
+    const { policy } = contextToChatfoldOptions();
+    expect(policy).toEqual(POLICIES.default);
+    expect(policy.triggers.some((group) => group.messages !== undefined)).toBe(false);
   });
 
-  it('maps every seed 004 setting', () => {
-    const options = contextToChatfoldOptions(
-      {
-        maxMessagesBeforeSummary: 15,
-        maxTokensBeforeSummary: 32_000,
-        minRecentMessages: 4,
-        responseReserve: 2048,
-        threshold: 0.9,
-        target: 0.4,
-        retentionTokens: 500,
-      },
-      'summarize',
-    );
-    expect(options).toMatchObject({
-      triggers: [{ fraction: 0.9 }, { messages: 15 }, { tokens: 32_000 }],
-      target: 0.4,
+  it('history: truncate is the truncating agent policy (80 % → 70 %, marker), with no 30-messages trigger', () => {
+    const { policy } = contextToChatfoldOptions({}, 'truncate');
+    expect(policy).toEqual(POLICIES['agent-truncate']);
+    expect(policy.triggers).toEqual([{ fraction: 0.8 }]);
+    expect(contextToChatfoldOptions({}, 'summarize').policy).toEqual(POLICIES['agent-summarize']);
+  });
+
+  it('N or K set: the rolling summary, with the numbers given', () => {
+    const { policy } = contextToChatfoldOptions({
+      maxMessagesBeforeSummary: 15,
+      maxTokensBeforeSummary: 32_000,
+    });
+    expect(policy.name).toBe('rolling-summary (customized)');
+    expect(policy.triggers).toEqual([{ messages: 15 }, { tokens: 32_000 }]);
+    expect(policy.retention).toEqual({ messages: 6 });
+  });
+
+  it('maps every setting onto its field', () => {
+    const { policy } = contextToChatfoldOptions({
+      maxMessagesBeforeSummary: 15,
+      maxTokensBeforeSummary: 32_000,
+      minRecentMessages: 4,
       responseReserve: 2048,
-      strategy: 'summarize',
-      protect: { keepRecent: 4 },
-      strategyOptions: { summarize: { retentionTokens: 500, retentionMessages: 4 } },
+      threshold: 0.9,
+      target: 0.4,
+      retentionTokens: 500,
+    });
+    expect(policy).toMatchObject({
+      triggers: [{ messages: 15 }, { tokens: 32_000 }, { fraction: 0.9 }],
+      target: { fraction: 0.4 },
+      responseReserve: 2048,
+      retention: { messages: 4, tokens: 500 },
+      protect: { recentMessages: 4 },
     });
   });
 
-  it('autoSummarize: false compacts only a prompt that no longer fits', () => {
-    expect(contextToChatfoldOptions({ autoSummarize: false, maxMessagesBeforeSummary: 5 }).triggers).toEqual([
-      { fraction: 1 },
-    ]);
+  it('a named policy is the base; a key overrides its field', () => {
+    const { policy } = contextToChatfoldOptions({ policy: 'chat-app', threshold: 0.9, retentionTokens: 200 });
+    expect(policy).toMatchObject({
+      triggers: [{ fraction: 0.9 }],
+      retention: { tokens: 200 },
+      summary: { placement: 'system' },
+    });
+  });
+
+  it('autoSummarize: false leaves no trigger (a prompt that does not fit still compacts)', () => {
+    expect(
+      contextToChatfoldOptions({ autoSummarize: false, maxMessagesBeforeSummary: 5 }).policy.triggers,
+    ).toEqual([]);
+  });
+
+  it('another history name replaces the pipeline', () => {
+    expect(contextToChatfoldOptions({}, 'importance').policy.pipeline).toEqual(['importance']);
   });
 
   it('teaches supersede the workspace tools (path argument, ranged reads)', () => {

@@ -1,6 +1,6 @@
-import type { ChatfoldOptions } from '../session/types.ts';
 import type { ContextPolicy, TriggerGroup } from '../policy/context-policy.ts';
 import { type PolicyPresetName, type PolicySpec, resolvePolicy } from '../policy/presets.ts';
+import type { ChatfoldOptions } from '../session/types.ts';
 import { DEFAULT_IDEMPOTENT_TOOLS } from '../strategies/supersede/tool-mappings.ts';
 import type { AgentContextOptions } from './types.ts';
 import { WORKSPACE_IDEMPOTENT_TOOLS, WORKSPACE_TOOL_MAPPINGS } from './workspace/tool-mappings.ts';
@@ -35,23 +35,24 @@ export function contextToChatfoldOptions(
   context: AgentContextOptions = {},
   history?: string,
 ): AgentCompactionOptions {
-  const hasRolling = context.maxMessagesBeforeSummary !== undefined || context.maxTokensBeforeSummary !== undefined;
+  const hasRolling =
+    context.maxMessagesBeforeSummary !== undefined || context.maxTokensBeforeSummary !== undefined;
   const historyPolicy = history === undefined ? undefined : HISTORY_POLICIES[history];
-  const spec: PolicySpec =
-    context.policy ?? historyPolicy ?? (hasRolling ? 'rolling-summary' : 'default');
+  const spec: PolicySpec = context.policy ?? historyPolicy ?? (hasRolling ? 'rolling-summary' : 'default');
   const base = resolvePolicy(spec, 'context.policy');
   let triggers: TriggerGroup[] = base.triggers.map((group) => ({ ...group }));
   if (hasRolling) {
     const n = context.maxMessagesBeforeSummary;
     const k = context.maxTokensBeforeSummary;
-    triggers = triggers
-      .map((group) => ({
-        ...group,
-        ...(n !== undefined && group.messages !== undefined ? { messages: n } : {}),
-        ...(k !== undefined && group.tokens !== undefined ? { tokens: k } : {}),
-      }));
-    if (n !== undefined && !triggers.some((group) => group.messages !== undefined)) triggers.push({ messages: n });
-    if (k !== undefined && !triggers.some((group) => group.tokens !== undefined)) triggers.push({ tokens: k });
+    triggers = triggers.map((group) => ({
+      ...group,
+      ...(n !== undefined && group.messages !== undefined ? { messages: n } : {}),
+      ...(k !== undefined && group.tokens !== undefined ? { tokens: k } : {}),
+    }));
+    if (n !== undefined && !triggers.some((group) => group.messages !== undefined))
+      triggers.push({ messages: n });
+    if (k !== undefined && !triggers.some((group) => group.tokens !== undefined))
+      triggers.push({ tokens: k });
   }
   if (context.threshold !== undefined) {
     triggers = [...triggers.filter((group) => group.fraction === undefined), { fraction: context.threshold }];

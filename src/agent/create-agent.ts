@@ -277,7 +277,8 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
         dryRun: true,
         ...(previewOptions.instructions === undefined ? {} : { instructions: previewOptions.instructions }),
       });
-      return summaryPreviewOf(plan, (await session.status()).messagesInHistory);
+      const status = await session.status();
+      return summaryPreviewOf(plan, status.messagesInHistory, status.policy.floor.tokens);
     },
   };
 }

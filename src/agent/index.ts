@@ -14,7 +14,7 @@ export { agentFolders, listAgentFiles, loadAgentFile } from './agent-file/find-a
 export type { AgentFileProblem } from './agent-file/parse-agent-file.ts';
 export { parseAgentFile } from './agent-file/parse-agent-file.ts';
 export type { AgentCompactionOptions } from './context-options.ts';
-export { AGENT_CONTEXT_DEFAULTS, contextToChatfoldOptions } from './context-options.ts';
+export { contextToChatfoldOptions } from './context-options.ts';
 export { createAgent, DEFAULT_MAX_STEPS, newSessionId } from './create-agent.ts';
 export { createLanguageModel, PROVIDER_KEYS, parseModelSpec } from './language-model.ts';
 export type { AgentWarning, UnknownModelWarning } from './model-warnings.ts';

@@ -4,8 +4,19 @@
  * nothing else, so this union is a stable contract: fields are only ever added.
  */
 import type { FlexibleSchema, LanguageModel } from 'ai';
-import type { CompactionHooks, CompactionPlan, CompactionReport } from '../compaction/types.ts';
+import type {
+  CompactionEndEvent,
+  CompactionErrorEvent,
+  CompactionFallbackEvent,
+  CompactionHooks,
+  CompactionMode,
+  CompactionPlan,
+  CompactionProgressEvent,
+  CompactionReport,
+  CompactionStartEvent,
+} from '../compaction/types.ts';
 import type { Message, MessageInput } from '../messages/types.ts';
+import type { PolicySpec } from '../policy/presets.ts';
 import type { ChatfoldOptions, Session } from '../session/types.ts';
 import type { Store } from '../stores/types.ts';
 import type { UnderReportReason } from '../tokens/calibrated-counter.ts';
@@ -15,8 +26,8 @@ import type { AgentWarning } from './model-warnings.ts';
 // ---------------------------------------------------------------------------------------------
 // Events
 
-/** Why a compaction runs (HK-1): a trigger fired, the user asked, or the prompt did not fit. */
-export type AgentCompactionMode = 'auto' | 'manual' | 'overflow';
+/** Why a compaction runs (HK-1): a trigger fired, the user asked, or the prompt did not fit. The core's `CompactionMode`. */
+export type AgentCompactionMode = CompactionMode;
 
 /**
  * A model call started (one "step" of the tool loop). Before it the session prepared the
@@ -103,57 +114,14 @@ export interface UsageUnderReportedEvent {
   readonly estimate: number;
 }
 
-/** A compaction began (HK-3): a trigger fired, `/summarize` asked, or the prompt overflowed. */
-export interface CompactionStartEvent {
-  readonly type: 'compaction-start';
-  readonly mode: AgentCompactionMode;
-  /** Tokens of the projection before compacting. */
-  readonly tokens: number;
-  /** Tokens it compacts down to. */
-  readonly target: number;
-  /** Messages in the projection before compacting. */
-  readonly messages: number;
-}
-
-/**
- * A compaction stage started (`delta` undefined), or the summarizer streamed more summary
- * text (`delta`; concatenate the deltas for the summary so far).
- */
-export interface CompactionProgressEvent {
-  readonly type: 'compaction-progress';
-  /** The pipeline stage running, e.g. `supersede`, `summarize`. */
-  readonly stage: string;
-  readonly delta: string | undefined;
-}
-
-/** A compaction finished (HK-3). `report.compacted` is false when it was cancelled or had nothing to do. */
-export interface CompactionEndEvent {
-  readonly type: 'compaction-end';
-  readonly mode: AgentCompactionMode;
-  readonly report: CompactionReport;
-  readonly durationMs: number;
-}
-
-/**
- * A runtime fault took a fallback and the run went on (RT-4), e.g. the summarizer failed and
- * the extractive summary was used. Always shown to the user; never silent.
- */
-export interface CompactionFallbackEvent {
-  readonly type: 'compaction-fallback';
-  /** What failed: the LLM summarizer or a pipeline stage. */
-  readonly source: 'summarizer' | 'stage';
-  /** What was used instead, e.g. `extractive`. */
-  readonly fallback: string;
-  /** Why, in one line. */
-  readonly reason: string;
-}
-
-/** A compaction failed; the history is untouched. A run continues when it can. */
-export interface CompactionErrorEvent {
-  readonly type: 'compaction-error';
-  readonly message: string;
-  readonly durationMs: number;
-}
+// The compaction events are the core's own (one vocabulary from the engine to every front end).
+export type {
+  CompactionEndEvent,
+  CompactionErrorEvent,
+  CompactionFallbackEvent,
+  CompactionProgressEvent,
+  CompactionStartEvent,
+} from '../compaction/types.ts';
 
 /**
  * The run failed (provider error, missing key, unreachable server). Followed by `done` with
@@ -263,10 +231,13 @@ export interface AgentToolOutput {
 }
 
 /**
- * Context settings of an agent (AG-1, seed 004 names in camelCase). Each maps onto chatfold's
- * options: triggers `{ messages: N }`, `{ tokens: K }`, `{ fraction }`; retention; target.
+ * Context settings of an agent (AG-1). `policy` picks the policy (a preset name or a policy
+ * object); each other key that is set overrides one field of it — nothing that is not set
+ * adds a trigger. N or K set without a policy starts from the `rolling-summary` preset.
  */
 export interface AgentContextOptions {
+  /** The policy: a preset name (`default`, `chat-app`, `rolling-summary`, …) or a policy object. */
+  readonly policy?: PolicySpec;
   /** Compact automatically when a trigger fires. Default true. */
   readonly autoSummarize?: boolean;
   /** N: compact after this many messages since the last summary (seed 004 default 30). */
@@ -277,11 +248,11 @@ export interface AgentContextOptions {
   readonly minRecentMessages?: number;
   /** Tokens reserved for the answer (seed 004 default 4,096). */
   readonly responseReserve?: number;
-  /** Fraction of the budget that triggers a compaction (default 0.8). */
+  /** Share of the window that triggers a compaction (replaces the policy's `fraction` trigger). */
   readonly threshold?: number;
-  /** Fraction of the budget to compact down to (default 0.5). */
+  /** Share of the window to compact down to (the policy's `target.fraction`). */
   readonly target?: number;
-  /** Newest tokens always kept verbatim (default 1,000). */
+  /** Newest tokens kept verbatim after a summary (the policy's `retention.tokens`). */
   readonly retentionTokens?: number;
 }
 
@@ -294,7 +265,11 @@ export interface AgentOptions {
   /** System instructions. */
   readonly instructions?: string;
   readonly tools?: Readonly<Record<string, AgentTool<unknown>>>;
-  /** History strategy or pipeline name (seed 000 `history: summarize | truncate`). Default `'hybrid'`. */
+  /**
+   * History strategy (seed 000 `history: summarize | truncate`): `summarize` and `truncate`
+   * select the `agent-summarize` / `agent-truncate` policies when no `context.policy` is set;
+   * another name replaces the policy's pipeline. Default: the policy's own pipeline.
+   */
   readonly history?: string;
   readonly context?: AgentContextOptions;
   /** A cheaper model for summaries (SUM-5). Default: the agent's model. */
@@ -356,6 +331,8 @@ export interface SummaryPreview {
   readonly tokensBefore: number;
   /** Estimated tokens after (the preview uses the extractive summary's size). */
   readonly tokensAfter: number;
+  /** The policy's floor for automatic compaction (a manual one below it is allowed, with a warning). */
+  readonly floorTokens: number;
   /** The plan itself, for UIs that show more. */
   readonly plan: CompactionPlan;
 }

@@ -2,12 +2,12 @@
 import {
   applyCompactionPlan,
   type CompactionEvent,
-  type ContextPolicy,
   type CompactionMode,
   type CompactionPlan,
   type CompactionReport,
   type CompactOptions,
   type CompactResult,
+  type ContextPolicy,
   compact,
   DEFAULTS,
   type JsonValue,

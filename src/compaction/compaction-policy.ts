@@ -17,7 +17,9 @@ export function compactionPolicy(options: CompactionSettings, where = 'policy'):
   const retention = {
     ...base.retention,
     ...(summarizeOptions?.retentionTokens === undefined ? {} : { tokens: summarizeOptions.retentionTokens }),
-    ...(summarizeOptions?.retentionMessages === undefined ? {} : { messages: summarizeOptions.retentionMessages }),
+    ...(summarizeOptions?.retentionMessages === undefined
+      ? {}
+      : { messages: summarizeOptions.retentionMessages }),
   };
   const changed =
     options.triggers !== undefined ||
@@ -32,7 +34,8 @@ export function compactionPolicy(options: CompactionSettings, where = 'policy'):
   if (!changed) return base;
   return {
     ...base,
-    name: base.name === 'custom' || base.name.endsWith('(customized)') ? base.name : `${base.name} (customized)`,
+    name:
+      base.name === 'custom' || base.name.endsWith('(customized)') ? base.name : `${base.name} (customized)`,
     ...(options.triggers === undefined ? {} : { triggers: options.triggers.map((group) => ({ ...group })) }),
     ...(options.floor === undefined ? {} : { floor: { ...base.floor, tokens: options.floor } }),
     ...(options.target === undefined ? {} : { target: { fraction: options.target } }),

@@ -4,7 +4,6 @@ import type { Provider, ToolDefinition } from '../messages/types.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { type TriggerGroup, triggerGroupSchema } from '../policy/context-policy.ts';
 import type { PolicySpec } from '../policy/presets.ts';
-import { compactionPolicy } from './compaction-policy.ts';
 import type { ProtectOptions } from '../strategies/protect.ts';
 import {
   createStrategyRegistry,
@@ -14,6 +13,7 @@ import {
 } from '../strategies/registry.ts';
 import type { Summarizer } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import { compactionPolicy } from './compaction-policy.ts';
 import type { CompactionEvent, CompactionHooks, CompactionMode } from './types.ts';
 
 /** The model and counting options shared by `compact()`, sessions and the integrations. */
@@ -154,7 +154,10 @@ export function checkCompactionSettings(options: CompactionSettings, where: stri
   try {
     const policy = compactionPolicy(options);
     // Every stage name must be known now (a typo must fail here, not silently send the prompt unchanged).
-    (options.registry ?? createStrategyRegistry()).resolve(options.strategy ?? policy.pipeline, options.strategyOptions ?? {});
+    (options.registry ?? createStrategyRegistry()).resolve(
+      options.strategy ?? policy.pipeline,
+      options.strategyOptions ?? {},
+    );
   } catch (error) {
     if (!ChatfoldError.isInstance(error)) throw error;
     throw new ChatfoldError(error.code, `${where}: ${error.message}`, error.details, { cause: error });

@@ -202,7 +202,9 @@ export async function runCompaction(
   if (!decision.compact) return unchanged(decision.reason);
   if (mode === 'manual' && tokensBefore < policy.floor.tokens) {
     // FR-5.4.2: allowed by hand, with a warning.
-    warnings.push(`little to gain: the prompt (${tokensBefore} tokens) is below the ${policy.floor.tokens}-token floor for automatic compaction`);
+    warnings.push(
+      `little to gain: the prompt (${tokensBefore} tokens) is below the ${policy.floor.tokens}-token floor for automatic compaction`,
+    );
   }
   if (run.summarizerUnavailable !== undefined) {
     onFallback({
@@ -211,7 +213,8 @@ export async function runCompaction(
       fallback: policy.onFailure.auto === 'skip' ? 'skipped' : 'extractive',
       reason: run.summarizerUnavailable,
     });
-    if (policy.onFailure.auto === 'skip' && mode === 'auto') return unchanged(`the summarizer is backing off: ${run.summarizerUnavailable}`);
+    if (policy.onFailure.auto === 'skip' && mode === 'auto')
+      return unchanged(`the summarizer is backing off: ${run.summarizerUnavailable}`);
   }
   const previous = messages.map(summaryRecordOf).find((record) => record !== undefined);
   const hook = await run.hooks?.beforeCompact?.({
@@ -228,7 +231,10 @@ export async function runCompaction(
   if (hook?.cancel === true) {
     if (mode === 'overflow') warnings.push('beforeCompact asked to cancel, ignored: the prompt does not fit');
     else if (run.mayCancel) return unchanged('cancelled by beforeCompact', true);
-    else warnings.push(`beforeCompact cancelled ${DEFAULTS.maxConsecutiveCancels} times in a row; compacting anyway`);
+    else
+      warnings.push(
+        `beforeCompact cancelled ${DEFAULTS.maxConsecutiveCancels} times in a row; compacting anyway`,
+      );
   }
   const started = performance.now();
   run.onEvent?.({ type: 'compaction-start', mode, tokens: tokensBefore, target, messages: messages.length });
@@ -254,7 +260,9 @@ export async function runCompaction(
         {
           maxTokens: Math.floor(target * policy.protect.maxShareOfTarget),
           tokensOf: (message) => counter.countMessage(message),
-          maxToolTokens: Math.floor(budget.messages * (run.strategyOptions?.clip?.maxShare ?? DEFAULTS.clipShare)),
+          maxToolTokens: Math.floor(
+            budget.messages * (run.strategyOptions?.clip?.maxShare ?? DEFAULTS.clipShare),
+          ),
         },
       ),
       force: decision.summarizeBelowTarget,
@@ -269,8 +277,15 @@ export async function runCompaction(
     if (tokensAfter >= tokensBefore && mode === 'auto') {
       // E.g. an extractive summary of a few short messages: nothing to gain, and rewriting the
       // prompt would only break the provider's cache. (Asked for by hand, it runs, with a warning.)
-      const outcome = unchanged(`compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`);
-      run.onEvent?.({ type: 'compaction-end', report: reportOf(outcome.plan), durationMs: performance.now() - started });
+      const outcome = unchanged(
+        `compaction would not reduce the prompt (${tokensBefore} → ${tokensAfter} tokens)`,
+      );
+      run.onEvent?.({
+        type: 'compaction-end',
+        mode,
+        report: reportOf(outcome.plan),
+        durationMs: performance.now() - started,
+      });
       return outcome;
     }
     if (tokensAfter >= tokensBefore && mode === 'manual') {
@@ -295,10 +310,15 @@ export async function runCompaction(
     };
     const report = reportOf(plan);
     await run.hooks?.afterCompact?.(report);
-    run.onEvent?.({ type: 'compaction-end', report, durationMs: performance.now() - started });
+    run.onEvent?.({ type: 'compaction-end', mode, report, durationMs: performance.now() - started });
     return { plan, messages: result.messages };
   } catch (error) {
-    run.onEvent?.({ type: 'compaction-error', error, durationMs: performance.now() - started });
+    run.onEvent?.({
+      type: 'compaction-error',
+      error,
+      message: error instanceof Error ? error.message : String(error),
+      durationMs: performance.now() - started,
+    });
     throw error;
   }
 }
@@ -318,7 +338,8 @@ function stagesOf(
     ...(policy.retention.messages === undefined ? {} : { retentionMessages: policy.retention.messages }),
   };
   const marker = policy.omissionMarker === undefined ? {} : { marker: policy.omissionMarker };
-  const onFailure = mode === 'manual' ? policy.onFailure.manual : mode === 'auto' ? policy.onFailure.auto : 'extractive';
+  const onFailure =
+    mode === 'manual' ? policy.onFailure.manual : mode === 'auto' ? policy.onFailure.auto : 'extractive';
   const options: StrategyOptions = {
     ...user,
     summarize: {

@@ -5,6 +5,7 @@ import type { CountAccuracy } from '../tokens/types.ts';
 
 /** Why a compaction runs (HK-1): a trigger fired, the caller asked, or the prompt did not fit. One name everywhere: events, stores, the web wire. */
 export type { CompactionMode } from '../policy/decide.ts';
+
 import type { CompactionMode } from '../policy/decide.ts';
 
 /** The stored messages a summary stands for, oldest and newest included. */
@@ -150,21 +151,53 @@ export interface CompactionHooks {
   afterCompact?(report: CompactionReport): void | Promise<void>;
 }
 
-/** Events for UIs and logs (HK-3, EV-1); noun-verb names, one vocabulary. */
+/** A compaction began (HK-3): a trigger fired, someone asked, or the prompt did not fit. */
+export interface CompactionStartEvent {
+  readonly type: 'compaction-start';
+  readonly mode: CompactionMode;
+  /** Tokens of the messages before compacting. */
+  readonly tokens: number;
+  /** Tokens it compacts down to. */
+  readonly target: number;
+  /** Messages before compacting. */
+  readonly messages: number;
+}
+
+/** A stage started (`delta` undefined), or the summarizer streamed more text (`delta`). */
+export interface CompactionProgressEvent {
+  readonly type: 'compaction-progress';
+  /** The stage running, e.g. `supersede`, `summarize`. */
+  readonly stage: string;
+  readonly delta?: string | undefined;
+}
+
+/** A compaction finished (HK-3). `report.compacted` is false when it was cancelled or had nothing to do. */
+export interface CompactionEndEvent {
+  readonly type: 'compaction-end';
+  readonly mode: CompactionMode;
+  readonly report: CompactionReport;
+  readonly durationMs: number;
+}
+
+/** A compaction failed; nothing changed. */
+export interface CompactionErrorEvent {
+  readonly type: 'compaction-error';
+  readonly error: unknown;
+  /** The error's message, for display. */
+  readonly message: string;
+  readonly durationMs: number;
+}
+
+/** A runtime fault took a fallback and the call went on (RT-4); never silent. */
+export type CompactionFallbackEvent = { readonly type: 'compaction-fallback' } & CompactionFallback;
+
+/**
+ * Events for UIs and logs (HK-3, EV-1): one vocabulary from the core to sessions, the agent
+ * runtime and the web wire; noun-verb names; the mode is `auto | manual | overflow` everywhere.
+ */
 export type CompactionEvent =
-  | {
-      readonly type: 'compaction-start';
-      readonly mode: CompactionMode;
-      readonly tokens: number;
-      readonly target: number;
-      readonly messages: number;
-    }
-  | {
-      /** A stage started, or the summarizer streamed more text (`delta`). */
-      readonly type: 'compaction-progress';
-      readonly stage: string;
-      readonly delta?: string;
-    }
-  | { readonly type: 'compaction-end'; readonly report: CompactionReport; readonly durationMs: number }
-  | { readonly type: 'compaction-error'; readonly error: unknown; readonly durationMs: number }
-  | ({ readonly type: 'compaction-fallback' } & CompactionFallback);
+  | CompactionStartEvent
+  | CompactionProgressEvent
+  | CompactionEndEvent
+  | CompactionErrorEvent
+  | CompactionFallbackEvent;

@@ -1,20 +1,20 @@
 import { applyCompactionPlan } from '../compaction/apply-plan.ts';
+import { compactionPolicy } from '../compaction/compaction-policy.ts';
 import { runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionReport } from '../compaction/types.ts';
 import { assertMessages } from '../messages/check-messages.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import type { ModelPricing } from '../models/types.ts';
-import { compactionPolicy } from '../compaction/compaction-policy.ts';
 import type { TriggerGroup } from '../policy/context-policy.ts';
 import { decide } from '../policy/decide.ts';
-import type { PolicySpec } from '../policy/presets.ts';
 import {
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
   recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
+import type { PolicySpec } from '../policy/presets.ts';
 import { isUserTurn, type ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategySpec } from '../strategies/registry.ts';
 import { extractLedger } from '../summarize/ledger.ts';

@@ -1,4 +1,3 @@
-import { DEFAULTS } from '../defaults.ts';
 /**
  * What the SDK integrations share (RT-2, RT-3): turn the caller's prompt into the messages to
  * send — stateless with `compact()`, or through a session — and learn from overflow errors.
@@ -9,6 +8,7 @@ import { type CompactOptions, parseCompactOptions } from '../compaction/options.
 import { runPlanner } from '../compaction/plan-compaction.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
+import { DEFAULTS } from '../defaults.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import type { Session } from '../session/types.ts';

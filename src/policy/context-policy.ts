@@ -28,9 +28,12 @@ export const triggerGroupSchema = z
     messages: positiveInt.optional(),
   })
   .strict()
-  .refine((group) => group.fraction !== undefined || group.tokens !== undefined || group.messages !== undefined, {
-    message: 'a trigger group needs fraction, tokens or messages',
-  });
+  .refine(
+    (group) => group.fraction !== undefined || group.tokens !== undefined || group.messages !== undefined,
+    {
+      message: 'a trigger group needs fraction, tokens or messages',
+    },
+  );
 
 /** One AND-group of trigger conditions. */
 export type TriggerGroup = z.infer<typeof triggerGroupSchema>;
@@ -54,10 +57,7 @@ export const contextPolicySchema = z
      * Where a compaction aims (TRG-4): the prompt after it is at most the smaller of the set
      * values. Neither set: the budget. The retained tail never makes the result exceed it.
      */
-    target: z
-      .object({ fraction: share.optional(), tokens: positiveInt.optional() })
-      .strict()
-      .default({}),
+    target: z.object({ fraction: share.optional(), tokens: positiveInt.optional() }).strict().default({}),
     /**
      * Tokens kept free for the answer: a number, or `max-output` — the model's max output
      * tokens, capped at 25 % of the window and 32,000 (4,096 when the model's is unknown).
@@ -101,7 +101,12 @@ export const contextPolicySchema = z
           .default({ count: 0, share: 0.2 }),
       })
       .strict()
-      .default({ firstUserMessage: true, recentMessages: 0, maxShareOfTarget: 0.5, recentFiles: { count: 0, share: 0.2 } }),
+      .default({
+        firstUserMessage: true,
+        recentMessages: 0,
+        maxShareOfTarget: 0.5,
+        recentFiles: { count: 0, share: 0.2 },
+      }),
     /** How the summary is placed. */
     summary: z
       .object({
@@ -120,7 +125,10 @@ export const contextPolicySchema = z
      * The stages, in order (STR-7): `clip`, `supersede`, `mask`, `summarize`, `importance`,
      * `truncate`, or names you registered. A deterministic fit to the budget always runs last.
      */
-    pipeline: z.array(z.string().min(1)).min(1).default(['clip', 'supersede', 'mask', 'summarize', 'truncate']),
+    pipeline: z
+      .array(z.string().min(1))
+      .min(1)
+      .default(['clip', 'supersede', 'mask', 'summarize', 'truncate']),
     /** Marker text that stands where `truncate` or `importance` left messages out; `{count}` is replaced. */
     omissionMarker: z
       .string()
@@ -194,17 +202,22 @@ export function mergePolicy(base: ContextPolicyInput, overrides: PolicyOverrides
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     const previous = out[key];
-    out[key] =
-      isPlainObject(value) && isPlainObject(previous) ? mergeObjects(previous, value) : value;
+    out[key] = isPlainObject(value) && isPlainObject(previous) ? mergeObjects(previous, value) : value;
   }
   return out as ContextPolicyInput;
 }
 
-function mergeObjects(base: Record<string, unknown>, value: Record<string, unknown>): Record<string, unknown> {
+function mergeObjects(
+  base: Record<string, unknown>,
+  value: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;
-    out[key] = isPlainObject(item) && isPlainObject(out[key]) ? mergeObjects(out[key] as Record<string, unknown>, item) : item;
+    out[key] =
+      isPlainObject(item) && isPlainObject(out[key])
+        ? mergeObjects(out[key] as Record<string, unknown>, item)
+        : item;
   }
   return out;
 }

@@ -89,7 +89,12 @@ export function policyTarget(policy: ContextPolicy, budget: Budget): number {
   return Math.max(0, Math.min(...limits));
 }
 
-function conditionsOf(group: TriggerGroup, index: number, prompt: number, measure: ContextMeasure): TriggerCondition[] {
+function conditionsOf(
+  group: TriggerGroup,
+  index: number,
+  prompt: number,
+  measure: ContextMeasure,
+): TriggerCondition[] {
   const out: TriggerCondition[] = [];
   const add = (kind: TriggerCondition['kind'], value: number, threshold: number): void => {
     out.push({
@@ -142,7 +147,8 @@ export function decide(
   );
   const target = policyTarget(policy, budget);
   const countsMessages =
-    firing >= 0 && conditions.some((condition) => condition.group === firing && condition.kind === 'messages');
+    firing >= 0 &&
+    conditions.some((condition) => condition.group === firing && condition.kind === 'messages');
   const base = { budget, promptTokens: prompt, target, conditions, policyName: policy.name };
   if (requested === 'overflow' || measure.tokens > budget.messages) {
     return {
@@ -186,10 +192,16 @@ export function decide(
     .map((condition) => describe(condition, policy, measure.window))
     .join(' and ');
   if (prompt < policy.floor.tokens) {
-    return idle(`${fired}, but the prompt ${format(prompt)} is below the floor of ${format(policy.floor.tokens)} tokens`, true);
+    return idle(
+      `${fired}, but the prompt ${format(prompt)} is below the floor of ${format(policy.floor.tokens)} tokens`,
+      true,
+    );
   }
   if (measure.messages < policy.floor.messages) {
-    return idle(`${fired}, but ${format(measure.messages)} messages are below the floor of ${format(policy.floor.messages)}`, true);
+    return idle(
+      `${fired}, but ${format(measure.messages)} messages are below the floor of ${format(policy.floor.messages)}`,
+      true,
+    );
   }
   return {
     ...base,
@@ -197,7 +209,9 @@ export function decide(
     mode: 'auto',
     reason: fired,
     heldByFloor: false,
-    summarizeBelowTarget: countsMessages,
+    // A trigger that counts messages, or one that fires at or below the target, means "summarize
+    // now" — otherwise the trigger would change nothing.
+    summarizeBelowTarget: countsMessages || measure.tokens <= target,
     scope: 'retention',
   };
 }

@@ -15,19 +15,25 @@ import {
 const PRESET_INPUTS = {
   /**
    * The library default, what users of Claude Code or Codex expect: compact when the prompt
-   * reaches 85 % of the window, down to half of it, keeping as many recent messages verbatim
+   * reaches 75 % of the window (before the answer's reserve is reached on most models), down
+   * to half of it, keeping as many recent messages verbatim
    * as the target allows; cheap stages first (clip, supersede, mask), then a summary, then
    * truncation. No message-count trigger, no floor beyond a tiny prompt.
    */
   default: {
     name: 'default',
-    triggers: [{ fraction: 0.85 }],
+    triggers: [{ fraction: 0.75 }],
     floor: { tokens: 2000 },
     target: { fraction: 0.5 },
     responseReserve: 'max-output',
     safetyMargin: 'by-accuracy',
     retention: {},
-    protect: { firstUserMessage: true, recentMessages: 6, maxShareOfTarget: 0.5, recentFiles: { count: 10, share: 0.2 } },
+    protect: {
+      firstUserMessage: true,
+      recentMessages: 6,
+      maxShareOfTarget: 0.5,
+      recentFiles: { count: 10, share: 0.2 },
+    },
     summary: { placement: 'provider' },
     pipeline: ['clip', 'supersede', 'mask', 'summarize', 'truncate'],
     manual: { scope: 'retention' },
@@ -177,12 +183,18 @@ export const POLICY_PRESET_NAMES = Object.freeze(Object.keys(PRESET_INPUTS)) as 
 /** Every built-in policy, complete (defaults filled in), read-only. */
 export const POLICIES: Readonly<Record<PolicyPresetName, ContextPolicy>> = Object.freeze(
   Object.fromEntries(
-    Object.entries(PRESET_INPUTS).map(([name, input]) => [name, deepFreeze(parsePolicy(input, `preset ${name}`))]),
+    Object.entries(PRESET_INPUTS).map(([name, input]) => [
+      name,
+      deepFreeze(parsePolicy(input, `preset ${name}`)),
+    ]),
   ) as Record<PolicyPresetName, ContextPolicy>,
 );
 
 /** A policy as callers give it: a preset name, a (partial) policy, or a preset with overrides. */
-export type PolicySpec = PolicyPresetName | ContextPolicyInput | { readonly preset: PolicyPresetName; readonly overrides?: PolicyOverrides };
+export type PolicySpec =
+  | PolicyPresetName
+  | ContextPolicyInput
+  | { readonly preset: PolicyPresetName; readonly overrides?: PolicyOverrides };
 
 /**
  * The complete policy for a spec: a preset by name, a preset with overrides, or a partial
@@ -207,14 +219,21 @@ export function resolvePolicy(spec: PolicySpec | undefined, where = 'policy'): C
     const { preset, overrides, ...rest } = spec as { preset: string; overrides?: PolicyOverrides };
     const extra = Object.keys(rest)[0];
     if (extra !== undefined) {
-      throw new ChatfoldError('E_INVALID_OPTIONS', `${where}: unknown option "${extra}" beside preset (put fields in overrides)`, { key: extra });
+      throw new ChatfoldError(
+        'E_INVALID_OPTIONS',
+        `${where}: unknown option "${extra}" beside preset (put fields in overrides)`,
+        { key: extra },
+      );
     }
     const base = PRESET_INPUTS[preset as PolicyPresetName];
     if (base === undefined) throw unknownPreset(preset, where);
     if (overrides === undefined) return POLICIES[preset as PolicyPresetName];
     return parsePolicy(mergePolicy(base, { name: `${preset} (customized)`, ...overrides }), where);
   }
-  return parsePolicy(mergePolicy(PRESET_INPUTS.default, { name: 'custom', ...(spec as PolicyOverrides) }), where);
+  return parsePolicy(
+    mergePolicy(PRESET_INPUTS.default, { name: 'custom', ...(spec as PolicyOverrides) }),
+    where,
+  );
 }
 
 function unknownPreset(name: string, where: string): ChatfoldError {

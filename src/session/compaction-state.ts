@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { CompactionPlan } from '../compaction/types.ts';
+import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 import {
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
@@ -69,9 +71,13 @@ export function stateAfterPlan(
   }
   if (!llmCalled) return { state: next };
   // A summary the model wrote (clipped or not) is a success; any other summarizer fallback is a failure.
-  const failed = plan.fallbacks.some((fallback) => fallback.source === 'summarizer' && fallback.fallback !== 'clipped');
+  const failed = plan.fallbacks.some(
+    (fallback) => fallback.source === 'summarizer' && fallback.fallback !== 'clipped',
+  );
   if (!failed) {
-    return plan.summary?.source === 'llm' ? { state: { ...next, summarizerFailures: 0, summarizerRetryAt: 0 } } : { state: next };
+    return plan.summary?.source === 'llm'
+      ? { state: { ...next, summarizerFailures: 0, summarizerRetryAt: 0 } }
+      : { state: next };
   }
   // Only automatic compaction backs off; a manual request always calls the model (and its failure is not counted).
   if (plan.mode === 'manual') return { state: next };
@@ -91,24 +97,42 @@ export function stateAfterFailure(
   return { ...state, guard: recordFailure(state.guard, messageCount) };
 }
 
-const isCount = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/**
+ * The format of a persisted {@link SessionCompactionState}: version 1. State written before
+ * versions existed has none and reads as version 1; a newer version is `E_UNSUPPORTED_VERSION`.
+ */
+export const SESSION_STATE_FORMAT: RecordFormat = { record: 'session state', version: 1 };
 
-/** Reads a persisted state back; anything malformed starts fresh. */
+const count = z.number().nonnegative().catch(0);
+
+/**
+ * {@link SessionCompactionState} as stored. A field that is missing or malformed starts fresh
+ * (the guard as a whole, each counter on its own): a damaged state only forgets a back-off.
+ */
+export const sessionStateSchema = z.object({
+  version: z.literal(1),
+  guard: z
+    .object({
+      resumeAt: z.number().nonnegative(),
+      consecutiveFailures: z.number().nonnegative(),
+      consecutiveStalls: z.number().nonnegative(),
+    })
+    .catch(INITIAL_LOOP_GUARD),
+  consecutiveCancels: count,
+  summarizerFailures: count,
+  /** Epoch milliseconds before which the LLM summarizer is not tried again. */
+  summarizerRetryAt: count,
+});
+
+/**
+ * Reads a persisted state back through {@link sessionStateSchema}; anything that is not a
+ * state starts fresh.
+ *
+ * @throws ChatfoldError `E_UNSUPPORTED_VERSION` for a state written by a newer chatfold.
+ */
 export function readSessionState(value: unknown): SessionCompactionState {
-  if (typeof value !== 'object' || value === null) return INITIAL_SESSION_STATE;
-  const record = value as Record<string, unknown>;
-  const guard = record.guard as Record<string, unknown> | undefined;
-  return {
-    guard:
-      guard !== undefined &&
-      isCount(guard.resumeAt) &&
-      isCount(guard.consecutiveFailures) &&
-      isCount(guard.consecutiveStalls)
-        ? (guard as unknown as LoopGuardState)
-        : INITIAL_LOOP_GUARD,
-    consecutiveCancels: isCount(record.consecutiveCancels) ? record.consecutiveCancels : 0,
-    summarizerFailures: isCount(record.summarizerFailures) ? record.summarizerFailures : 0,
-    summarizerRetryAt: isCount(record.summarizerRetryAt) ? record.summarizerRetryAt : 0,
-  };
+  const result = parseVersionedRecord(value, sessionStateSchema, SESSION_STATE_FORMAT);
+  if (!result.success) return INITIAL_SESSION_STATE;
+  const { version: _, ...state } = result.data;
+  return state;
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { CompactionQueue } from '../background/types.ts';
+import { compactionPolicy } from '../compaction/compaction-policy.ts';
 import {
   type CompactionSettings,
   checkCompactionSettings,
   compactionSettingsShape,
 } from '../compaction/options.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
-import { compactionPolicy } from '../compaction/compaction-policy.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { memoryStore } from '../stores/memory/index.ts';

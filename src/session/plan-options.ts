@@ -1,8 +1,8 @@
 import type { CompactionRun } from '../compaction/plan-compaction.ts';
-import type { CompactionEvent, CompactionMode, CompactionHooks } from '../compaction/types.ts';
-import type { StrategySpec } from '../strategies/registry.ts';
+import type { CompactionEvent, CompactionHooks, CompactionMode } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
+import type { StrategySpec } from '../strategies/registry.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { isSummarizerAvailable, type SessionCompactionState } from './compaction-state.ts';
 import type { SessionConfig } from './session.ts';
@@ -44,7 +44,9 @@ export function runOptions(
   const instructions = [options.instructions, request.instructions].filter(Boolean).join('\n\n');
   const configured = request.summarizerAllowed === false ? undefined : options.summarizer;
   const isBackingOff =
-    configured !== undefined && request.mode !== 'manual' && !isSummarizerAvailable(session.state, session.now);
+    configured !== undefined &&
+    request.mode !== 'manual' &&
+    !isSummarizerAvailable(session.state, session.now);
   const summarizer = isBackingOff ? undefined : configured;
   return {
     counter: session.counter,
@@ -56,7 +58,9 @@ export function runOptions(
     ...(request.quiet === true || session.hooks === undefined ? {} : { hooks: session.hooks }),
     ...(request.quiet === true || session.onEvent === undefined ? {} : { onEvent: session.onEvent }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
-    ...(request.strategy ?? options.strategy) === undefined ? {} : { strategy: request.strategy ?? options.strategy },
+    ...((request.strategy ?? options.strategy) === undefined
+      ? {}
+      : { strategy: request.strategy ?? options.strategy }),
     ...(options.strategyOptions === undefined ? {} : { strategyOptions: options.strategyOptions }),
     ...(options.registry === undefined ? {} : { registry: options.registry }),
     ...(options.protect === undefined ? {} : { protect: options.protect }),

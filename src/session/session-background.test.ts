@@ -96,6 +96,8 @@ describe('background compaction, session side (issue 13)', () => {
     let summarizerCalls = 0;
     const chatfold = createChatfold({
       window: 16_000,
+      // A trigger the prompt reaches before the reserve and margin do (at 75 % of 16k they come first).
+      triggers: [{ fraction: 0.45 }],
       background: { queue },
       summarizer: async () => {
         summarizerCalls++;

@@ -137,7 +137,7 @@ export class SessionBackground {
       });
     }
     this.#emit({ type: 'background-applied', report });
-    this.#emit({ type: 'compaction-end', report, durationMs: 0 });
+    this.#emit({ type: 'compaction-end', mode: report.mode, report, durationMs: 0 });
     return report;
   }
 }

@@ -62,7 +62,7 @@ describe('session state is per session (HK-1, engine 1.0)', () => {
     expect((await w.compact()).cancelled).toBe(false); // only w's own cancels count
   });
 
-  it('remembers the summarizer back-off across a restart (persisted in the store settings)', async () => {
+  it('remembers the summarizer back-off across a restart; a manual request still calls the model', async () => {
     const store = memoryStore();
     let calls = 0;
     const now = Date.UTC(2026, 10, 1);
@@ -77,12 +77,20 @@ describe('session state is per session (HK-1, engine 1.0)', () => {
     };
     const first = await createChatfold(options).session('s');
     await first.append(agentRun(40));
-    await first.compact();
+    const { report } = await first.prepare();
     expect(calls).toBe(1);
+    // The automatic compaction fell back, and says so (never shown as success).
+    expect(report.fallbacks).toEqual([
+      expect.objectContaining({ source: 'summarizer', fallback: 'extractive' }),
+    ]);
     const resumed = await createChatfold(options).session('s');
-    await resumed.append(agentRun(10, 'more-').map((message) => ({ ...message, id: `more_${message.id}` })));
-    await resumed.compact();
+    await resumed.append(agentRun(40, 'more-').map((message) => ({ ...message, id: `more_${message.id}` })));
+    const again = await resumed.prepare();
     expect(calls).toBe(1); // still backing off after the restart
+    expect(again.report.fallbacks.map((fallback) => fallback.reason).join()).toMatch(/tries it again after/);
+    // A manual request ignores the back-off: it calls the model, and its failure is an error (default policy).
+    await expect(resumed.compact()).rejects.toMatchObject({ code: 'E_SUMMARY_FAILED' });
+    expect(calls).toBe(2);
   });
 });
 
@@ -148,7 +156,9 @@ describe('createChatfold options (E_INVALID_OPTIONS at construction)', () => {
     const bad: [unknown, RegExp][] = [
       [{ window: WINDOW, target: 5 }, /target/],
       [{ window: WINDOW, strategy: 'nope' }, /unknown strategy/],
-      [{ window: WINDOW, triggers: [] }, /triggers/],
+      [{ window: WINDOW, triggers: [{}] }, /triggers/],
+      [{ window: WINDOW, policy: 'chat-ap' }, /unknown policy/],
+      [{ window: WINDOW, policy: { retention: { tokns: 5 } } }, /tokns/],
       [{ window: WINDOW, summarizer: 42 }, /summarizer/],
       [{ window: WINDOW, hooks: { beforeCompaction: () => undefined } }, /beforeCompaction/],
       [{ window: -5 }, /window/],
@@ -243,7 +253,7 @@ describe('a counter with an exact endpoint (TOK-4)', () => {
         return { ...estimate, total: Math.round(estimate.total * 1.4), accuracy: 'exact' as const };
       },
     };
-    const chatfold = createChatfold({ window: 16_000, counter });
+    const chatfold = createChatfold({ window: 16_000, counter, triggers: [{ fraction: 0.5 }] });
     const session = await chatfold.session('exact');
     const messages = agentRun(30);
     let appended = 0;
@@ -254,9 +264,9 @@ describe('a counter with an exact endpoint (TOK-4)', () => {
       const { report } = await session.prepare();
       compacted = report.compacted;
       if (compacted) {
-        // The local estimate alone was below the 80 % trigger; the exact count was above it.
-        expect(report.tokensBefore).toBeGreaterThanOrEqual(0.8 * report.budget.messages);
-        expect(local.count(messages.slice(0, appended)).total).toBeLessThan(0.8 * report.budget.messages);
+        // The local estimate alone was below the 50 % trigger; the exact count was above it.
+        expect(report.tokensBefore).toBeGreaterThanOrEqual(0.5 * report.budget.window);
+        expect(local.count(messages.slice(0, appended)).total).toBeLessThan(0.5 * report.budget.window);
       }
     }
     expect(calls.length).toBeGreaterThan(0);
@@ -277,7 +287,7 @@ describe('seed 004 triggers: N messages / K tokens below the target', () => {
     await session.append(chat.build());
     const { report } = await session.prepare();
     expect(report.compacted).toBe(true);
-    expect(report.reason).toMatch(/messages since last compaction/);
+    expect(report.reason).toMatch(/messages since the last compaction ≥ 12/);
     expect((await session.status()).messagesSinceCompaction).toBe(0);
     const resumed = await createChatfold(options).session('n');
     expect((await resumed.status()).messagesSinceCompaction).toBe(0);

@@ -296,27 +296,38 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
     expect((await later.prepare()).report.budget.window).toBe(8_000);
   });
 
-  it('falls back to the extractive summary when the summarizer fails, then backs off (RT-4)', async () => {
+  it('falls back to the extractive summary when the summarizer fails, then backs off (RT-4, automatic only)', async () => {
     let now = Date.UTC(2026, 10, 1);
     const summarizer = createMockSummarizer(new Error('503 Service Unavailable'));
-    const chatfold = createChatfold({ window: WINDOW, now: () => new Date(now), summarizer });
+    // A messages trigger fires on every prepare() after ten new messages: three automatic compactions.
+    const chatfold = createChatfold({
+      window: WINDOW,
+      now: () => new Date(now),
+      summarizer,
+      triggers: [{ messages: 10 }],
+      floor: 0,
+    });
     const session = await chatfold.session('fallback');
     const events: SessionEvent[] = [];
     session.on((e) => events.push(e));
     const messages = agentRun(40);
     await session.append(messages.slice(0, 60));
-    const first = await session.compact();
-    expect(first.summary).toBeDefined();
-    expect(summarizer.calls.length).toBeGreaterThan(0);
+    const first = await session.prepare();
+    expect(first.report.summary?.source).toBe('extractive');
+    expect(first.report.fallbacks).toEqual([
+      expect.objectContaining({ source: 'summarizer', fallback: 'extractive' }),
+    ]);
+    expect(summarizer.calls).toHaveLength(1); // one request per compaction, never re-asked
     expect(events.find((e) => e.type === 'summarizer-backoff')).toMatchObject({ retryAfterMs: 30_000 });
-    const callsAfterFirst = summarizer.calls.length;
     await session.append(messages.slice(60, 100));
-    await session.compact();
-    expect(summarizer.calls).toHaveLength(callsAfterFirst); // within the back-off: no call
+    const second = await session.prepare();
+    expect(second.report.compacted).toBe(true);
+    expect(summarizer.calls).toHaveLength(1); // within the back-off: no call, and the plan says why
+    expect(second.report.fallbacks[0]?.reason).toMatch(/failed 1 time\(s\) in a row/);
     now += 31_000;
     await session.append(messages.slice(100));
-    await session.compact();
-    expect(summarizer.calls.length).toBeGreaterThan(callsAfterFirst);
+    await session.prepare();
+    expect(summarizer.calls).toHaveLength(2);
   });
 
   it('calibrates counts from reported usage (TOK-5)', async () => {
@@ -348,7 +359,7 @@ describe('createChatfold sessions (RT-1, ST-3, ST-6)', () => {
 });
 
 describe('session compactions that transform messages without removing them', () => {
-  it('resumes a manual compaction that only clipped a tool result with the same prompt (ST-6, RT-5)', async () => {
+  it('resumes a compaction that only clipped a tool result with the same prompt (ST-6, RT-5)', async () => {
     const store = memoryStore();
     const messages = buildConversation()
       .system('You are a careful coding agent.')
@@ -359,15 +370,21 @@ describe('session compactions that transform messages without removing them', ()
       .assistant('Read big.ts; the bug is on line 3.')
       .user('Fix it.')
       .build();
-    const session = await createChatfold({ window: WINDOW, store }).session('clip-only');
+    // Only the cheap stages: an automatic compaction that clipping alone brings under the target.
+    const options = {
+      window: WINDOW,
+      store,
+      policy: { pipeline: ['clip', 'truncate'], triggers: [{ fraction: 0.25 }], target: { fraction: 0.2 } },
+    };
+    const session = await createChatfold(options).session('clip-only');
     await session.append(messages);
-    const report = await session.compact();
+    const report = await session.compact({ mode: 'auto' });
     expect(report.compacted).toBe(true);
     expect(report.messagesAfter).toBe(messages.length); // nothing removed, one message clipped
     const before = await session.prepare();
     expect(before.tokens).toBeLessThan(report.tokensBefore);
 
-    const resumed = await createChatfold({ window: WINDOW, store }).session('clip-only');
+    const resumed = await createChatfold(options).session('clip-only');
     const after = await resumed.prepare();
     expect(JSON.stringify(after.messages)).toBe(JSON.stringify(before.messages));
   });

@@ -2,10 +2,10 @@ import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { measureContext } from '../compaction/measure-context.ts';
 import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
-import type { ContextPolicy } from '../policy/context-policy.ts';
-import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
 import type { JsonValue, Message, MessageInput, ToolDefinition } from '../messages/types.ts';
+import type { ContextPolicy } from '../policy/context-policy.ts';
+import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { hasSettings, type Store } from '../stores/types.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
@@ -340,7 +340,8 @@ export class ChatfoldSession implements Session {
     const decision = await this.#decide(request, options.signal);
     let runs = decision.compact;
     // TRG-5: after a stalled or failed automatic compaction, wait (a prompt that does not fit never waits).
-    if (runs && decision.mode === 'auto' && !mayAutoCompact(this.#state, this.#projection.lastSeq)) runs = false;
+    if (runs && decision.mode === 'auto' && !mayAutoCompact(this.#state, this.#projection.lastSeq))
+      runs = false;
     const tokens = decision.promptTokens - decision.budget.toolTokens;
     const idle = (reason: string): CompactionReport =>
       idleReport({
@@ -362,7 +363,12 @@ export class ChatfoldSession implements Session {
         report = idle('a background summary is being prepared; the prompt fits until it is ready');
       }
       runs = false;
-    } else if (runs && decision.mode === 'overflow' && this.#backgroundJobs.isEnabled && options.overflow === undefined) {
+    } else if (
+      runs &&
+      decision.mode === 'overflow' &&
+      this.#backgroundJobs.isEnabled &&
+      options.overflow === undefined
+    ) {
       const applied = await this.#backgroundJobs.apply(this.#counter);
       if (applied !== undefined) {
         report = applied;

@@ -1,5 +1,13 @@
+import { z } from 'zod';
+import {
+  factLedgerSchema,
+  nonNegativeInteger,
+  openObject,
+  summaryFieldsSchema,
+} from '../compaction/plan-schema.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { JsonValue, Message, Part, TextPart, ToolResultPart } from '../messages/types.ts';
+import { checkRecordVersion, parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 
 /** How a projection message differs from the stored original. */
 export type Transform = 'superseded' | 'masked' | 'clipped' | 'marker' | 'summary';
@@ -10,15 +18,91 @@ export interface ChatfoldMetadata {
   readonly [key: string]: JsonValue;
 }
 
-/** The chatfold record of a projection message, if compaction touched it. */
+/**
+ * The format of `metadata.chatfold` records: version 1. Records written before versions
+ * existed have none and read as version 1; a newer version is `E_UNSUPPORTED_VERSION`.
+ */
+export const CHATFOLD_METADATA_FORMAT: RecordFormat = { record: 'metadata.chatfold record', version: 1 };
+
+const TRANSFORMS: ReadonlySet<string> = new Set<Transform>([
+  'superseded',
+  'masked',
+  'clipped',
+  'marker',
+  'summary',
+]);
+
+const version = z.literal(1);
+
+/** `metadata.chatfold` (version 1), one shape per transform; keys a newer chatfold adds are kept. */
+export const chatfoldMetadataSchema = z.discriminatedUnion('transform', [
+  openObject({
+    version,
+    transform: z.literal('superseded'),
+    /** Id of the message whose tool call superseded this output. */
+    by: z.string().exactOptional(),
+    /** The supersession rule that matched. */
+    rule: z.string().exactOptional(),
+  }),
+  openObject({ version, transform: z.literal('masked') }),
+  openObject({
+    version,
+    transform: z.literal('clipped'),
+    /** Tokens of the message before it was clipped. */
+    originalTokens: z.number().nonnegative().exactOptional(),
+  }),
+  openObject({
+    version,
+    transform: z.literal('marker'),
+    /** Stored messages the marker stands for. */
+    omitted: nonNegativeInteger.exactOptional(),
+    firstId: z.string().exactOptional(),
+    lastId: z.string().exactOptional(),
+  }),
+  summaryFieldsSchema.extend({
+    version,
+    transform: z.literal('summary'),
+    // Summaries of other tools and early versions may lack these.
+    ledger: factLedgerSchema.prefault({}),
+    source: summaryFieldsSchema.shape.source.default('custom'),
+  }),
+]);
+
+/** A `metadata.chatfold` record as its schema reads it. */
+export type ChatfoldMetadataRecord = z.output<typeof chatfoldMetadataSchema>;
+
+/**
+ * The chatfold record of a projection message, if compaction touched it. Cheap enough for
+ * the loops of every stage: the record's version and transform are checked here; the fields
+ * of a summary (the record read back as data) by {@link parseChatfoldMetadata}.
+ *
+ * @throws ChatfoldError `E_UNSUPPORTED_VERSION` for a record written by a newer chatfold.
+ */
 export function chatfoldMetadata(message: Message): ChatfoldMetadata | undefined {
   const value = message.metadata?.chatfold;
-  return typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    typeof value.transform === 'string'
-    ? (value as ChatfoldMetadata)
-    : undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (typeof value.transform !== 'string') return undefined;
+  if (value.version !== undefined && value.version !== 1) {
+    checkRecordVersion(value, CHATFOLD_METADATA_FORMAT);
+    return undefined;
+  }
+  return TRANSFORMS.has(value.transform) ? (value as ChatfoldMetadata) : undefined;
+}
+
+/**
+ * Reads a `metadata.chatfold` value through its schema: the record, or undefined when it is
+ * not one (another key's data, a malformed record).
+ *
+ * @throws ChatfoldError `E_UNSUPPORTED_VERSION` for a record written by a newer chatfold.
+ */
+export function parseChatfoldMetadata(value: unknown): ChatfoldMetadataRecord | undefined {
+  const result = parseVersionedRecord(value, chatfoldMetadataSchema, CHATFOLD_METADATA_FORMAT);
+  return result.success ? result.data : undefined;
+}
+
+/** A record as chatfold writes it: with the format's version. */
+function versioned(record: ChatfoldMetadata): ChatfoldMetadata {
+  return record.version === undefined ? { version: CHATFOLD_METADATA_FORMAT.version, ...record } : record;
 }
 
 const transformed = new WeakMap<Message, Map<string, Message>>();
@@ -38,7 +122,7 @@ export function transformMessage(
   let byKey = transformed.get(message);
   const known = byKey?.get(key);
   if (known !== undefined) return known;
-  const next: Message = { ...message, parts, metadata: { ...message.metadata, chatfold: record } };
+  const next: Message = { ...message, parts, metadata: { ...message.metadata, chatfold: versioned(record) } };
   if (byKey === undefined) {
     byKey = new Map();
     transformed.set(message, byKey);
@@ -71,7 +155,7 @@ export function createSyntheticMessage({
     role,
     parts: [{ type: 'text', text }],
     createdAt,
-    metadata: { chatfold: record },
+    metadata: { chatfold: versioned(record) },
   };
 }
 

@@ -1,10 +1,10 @@
+import { applyEdits } from '../compaction/edits.ts';
 import type { Message } from '../messages/types.ts';
 import { chatfoldMetadata } from './chatfold-metadata.ts';
+import { retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits } from './tool-groups.ts';
-import { retentionStart } from './retention.ts';
 import { dropUnits, omissionText } from './truncate.ts';
-import { applyEdits } from '../compaction/edits.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
 /** Score weights of `importance` (STR-4, seed 003). Higher is kept longer. */
@@ -68,7 +68,12 @@ export interface ImportanceOptions {
  * acknowledgements 0.1, +0.3 when referenced later) and drops the lowest first, oldest first
  * among equals, outside the protected messages, until the target is reached.
  */
-export function importance({ weights = {}, retentionMessages, retentionTokens, marker }: ImportanceOptions = {}): Strategy {
+export function importance({
+  weights = {},
+  retentionMessages,
+  retentionTokens,
+  marker,
+}: ImportanceOptions = {}): Strategy {
   const w: ImportanceWeights = { ...DEFAULT_IMPORTANCE_WEIGHTS, ...weights };
   return {
     name: 'importance',
@@ -80,7 +85,13 @@ export function importance({ weights = {}, retentionMessages, retentionTokens, m
       const units = groupUnits(messages);
       const retainFrom =
         retentionMessages !== undefined || retentionTokens !== undefined
-          ? retentionStart(messages, units, 0, { maxMessages: retentionMessages, maxTokens: retentionTokens }, context)
+          ? retentionStart(
+              messages,
+              units,
+              0,
+              { maxMessages: retentionMessages, maxTokens: retentionTokens },
+              context,
+            )
           : messages.length;
       const scored: { unit: number; score: number; tokens: number }[] = [];
       const seenLater = new Set<string>();

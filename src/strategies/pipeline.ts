@@ -130,7 +130,11 @@ export async function runPipeline(
     } catch (error) {
       context.signal?.throwIfAborted();
       // Not stage faults: the protected minimum cannot fit, or the policy makes a failed summary an error.
-      if (ChatfoldError.hasCode(error, 'E_BUDGET_IMPOSSIBLE') || ChatfoldError.hasCode(error, 'E_SUMMARY_FAILED')) throw error;
+      if (
+        ChatfoldError.hasCode(error, 'E_BUDGET_IMPOSSIBLE') ||
+        ChatfoldError.hasCode(error, 'E_SUMMARY_FAILED')
+      )
+        throw error;
       stageContext.onFallback?.({
         source: 'stage',
         stage: stage.name,

@@ -3,7 +3,11 @@ import type { MessageUnit } from './tool-groups.ts';
 import type { StrategyContext } from './types.ts';
 
 /** A unit's tokens, summed over its messages. */
-export function unitTokens(messages: readonly Message[], unit: MessageUnit, context: StrategyContext): number {
+export function unitTokens(
+  messages: readonly Message[],
+  unit: MessageUnit,
+  context: StrategyContext,
+): number {
   let tokens = 0;
   for (let i = unit.start; i < unit.end; i++) tokens += context.counter.countMessage(messages[i] as Message);
   return tokens;
@@ -35,4 +39,3 @@ export function retentionStart(
   }
   return start;
 }
-

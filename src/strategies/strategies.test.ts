@@ -195,7 +195,7 @@ describe('truncate (STR-3)', () => {
 });
 
 describe('importance (STR-4)', () => {
-  it('drops acknowledgements before long answers and user turns', async () => {
+  it('drops acknowledgements before long answers and user turns, with one marker, never growing the prompt', async () => {
     const messages = buildConversation()
       .user('goal: explain src/parser.ts')
       .assistant('ok')
@@ -208,9 +208,20 @@ describe('importance (STR-4)', () => {
     const total = counter.count(messages).total;
     const result = await applyStrategy(importance(), messages, contextFor(messages, total - 4, total, 1));
     const kept = result.messages.map((m) => m.id);
+    // Acknowledgements (lowest score) go first; user turns stay.
     expect(kept).not.toContain('m1');
-    expect(kept).toContain('m2');
+    expect(kept).not.toContain('m4');
     expect(kept).toContain('m3');
-    expect(result.effect.dropped).toBe(1);
+    // The scattered drops are stood for by one marker, and the projection is smaller than before.
+    const markers = result.messages.filter((m) => chatfoldMetadata(m)?.transform === 'marker');
+    expect(markers).toHaveLength(1);
+    expect(counter.count(result.messages).total).toBeLessThanOrEqual(total - 4);
+  });
+
+  it('does nothing when dropping cannot pay for its marker', async () => {
+    const messages = buildConversation().user('goal').assistant('ok').user('next').build();
+    const total = counter.count(messages).total;
+    const result = await applyStrategy(importance(), messages, contextFor(messages, total - 1, total, 1));
+    expect(result.messages).toEqual(messages);
   });
 });

@@ -1,14 +1,13 @@
 import type { CompactionSummary } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { EMPTY_LEDGER } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { Summarizer } from '../summarize/types.ts';
-import { chatfoldMetadata, formatCount } from './chatfold-metadata.ts';
+import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from './chatfold-metadata.ts';
 import { clipText } from './clip.ts';
 import { isUserTurn } from './protect.ts';
 import { retentionStart } from './retention.ts';
@@ -69,7 +68,11 @@ function recentFilesSection(
     let content = file.content;
     if (tokens > left) {
       const charsPerToken = file.content.length / Math.max(1, tokens);
-      content = clipText(file.content, Math.max(0, Math.floor((left - FILE_SECTION_OVERHEAD) * charsPerToken)), file.messageId);
+      content = clipText(
+        file.content,
+        Math.max(0, Math.floor((left - FILE_SECTION_OVERHEAD) * charsPerToken)),
+        file.messageId,
+      );
     }
     left -= Math.min(tokens, left);
     kept.push({ ...file, content });
@@ -119,18 +122,12 @@ function filesToCarry(
 
 /** The structured summary a summary message carries in `metadata.chatfold` (never parsed from text). */
 export function summaryRecordOf(message: Message): CompactionSummary | undefined {
-  const record = chatfoldMetadata(message);
+  // The cheap check first: this runs over every message of a projection.
+  if (chatfoldMetadata(message)?.transform !== 'summary') return undefined;
+  const record = parseChatfoldMetadata(message.metadata?.chatfold);
   if (record?.transform !== 'summary') return undefined;
-  const { text, ledger, covers, source, model } = record as unknown as Partial<CompactionSummary>;
-  if (typeof text !== 'string' || typeof covers !== 'object' || covers === null) return undefined;
-  return {
-    text,
-    ledger: ledger ?? EMPTY_LEDGER,
-    covers,
-    source: source ?? 'custom',
-    ...(typeof model === 'string' ? { model } : {}),
-    messageId: message.id,
-  };
+  const { text, ledger, covers, source, model } = record;
+  return { text, ledger, covers, source, ...(model === undefined ? {} : { model }), messageId: message.id };
 }
 
 /**
@@ -190,15 +187,26 @@ function retentionStartFor(
   const room = Math.max(0, context.target - headTokens - MIN_SUMMARY_TOKENS);
   const hasRetention = options.retentionTokens !== undefined || options.retentionMessages !== undefined;
   if (hasRetention) {
-    return retentionStart(messages, units, headEnd, {
-      maxMessages: options.retentionMessages,
-      maxTokens: Math.min(options.retentionTokens ?? Number.POSITIVE_INFINITY, room),
-    }, context);
+    return retentionStart(
+      messages,
+      units,
+      headEnd,
+      {
+        maxMessages: options.retentionMessages,
+        maxTokens: Math.min(options.retentionTokens ?? Number.POSITIVE_INFINITY, room),
+      },
+      context,
+    );
   }
   if (context.force === true) {
     // Forced below the target (a manual request, a messages trigger): keep the protected recent ones.
     let start = messages.length;
-    for (let i = messages.length - 1; i >= headEnd && context.protectedIds.has((messages[i] as Message).id); i--) start = i;
+    for (
+      let i = messages.length - 1;
+      i >= headEnd && context.protectedIds.has((messages[i] as Message).id);
+      i--
+    )
+      start = i;
     return Math.max(headEnd, unitStart(units, start));
   }
   return retentionStart(messages, units, headEnd, { maxTokens: room }, context);
@@ -211,6 +219,10 @@ function unitStart(units: readonly MessageUnit[], index: number): number {
 
 /** The smallest summary the room for the retained tail is measured against. */
 const MIN_SUMMARY_TOKENS = 256;
+/** No summary is asked to be shorter than this. */
+const MIN_SUMMARY_FLOOR = 64;
+/** A summary is at most this share of the messages it replaces. */
+const SUMMARY_SHARE_OF_SPAN = 0.5;
 
 async function summarizeOnce(
   messages: readonly Message[],
@@ -228,7 +240,9 @@ async function summarizeOnce(
   const keptInSpan = new Set<string>();
   for (const unit of groupUnits(span)) {
     const group = span.slice(unit.start, unit.end);
-    if (group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)) {
+    if (
+      group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)
+    ) {
       for (const message of group) keptInSpan.add(message.id);
     }
   }
@@ -246,19 +260,34 @@ async function summarizeOnce(
     }
   }
   if (toSummarize.length === 0) return undefined;
-  const kept = messages.filter((message, index) => index < headEnd || index >= tailStart || keptInSpan.has(message.id));
+  const kept = messages.filter(
+    (message, index) => index < headEnd || index >= tailStart || keptInSpan.has(message.id),
+  );
   const keptTokens = kept.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
   const files = recentFilesSection(
-    filesToCarry(toSummarize, previousFiles, messages.slice(tailStart), options.recentFiles ?? DEFAULT_RECENT_FILES),
+    filesToCarry(
+      toSummarize,
+      previousFiles,
+      messages.slice(tailStart),
+      options.recentFiles ?? DEFAULT_RECENT_FILES,
+    ),
     Math.floor(context.target * (options.recentFilesShare ?? 0.2)),
     context,
   );
   const filesTokens = files.text === '' ? 0 : context.counter.countText(files.text);
   // One request, sized to what the target leaves after the kept messages and the files.
   const room = Math.max(0, context.target - keptTokens - filesTokens - SUMMARY_MESSAGE_OVERHEAD);
+  // A summary is at most half of what it replaces (it must compress), 15 % of the target and the room left.
+  const spanTokens = toSummarize.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
   const maxTokens =
-    options.maxSummaryTokens ?? Math.max(MIN_SUMMARY_TOKENS, Math.min(room, Math.floor(context.target * 0.15)));
-  const goal = messages.slice(0, headEnd).find(isUserTurn) ?? (options.keepGoal === false ? undefined : messages.find(isUserTurn));
+    options.maxSummaryTokens ??
+    Math.max(
+      MIN_SUMMARY_FLOOR,
+      Math.min(room, Math.floor(context.target * 0.15), Math.floor(spanTokens * SUMMARY_SHARE_OF_SPAN)),
+    );
+  const goal =
+    messages.slice(0, headEnd).find(isUserTurn) ??
+    (options.keepGoal === false ? undefined : messages.find(isUserTurn));
   const result = await summarizeSpan({
     messages: toSummarize,
     ...(previous === undefined ? {} : { previousSummary: { text: previous.text, ledger: previous.ledger } }),
@@ -323,7 +352,13 @@ async function summarizeOnce(
   const { messageId: _, ...record } = summary;
   const placement = options.placement ?? 'provider';
   const role =
-    placement === 'system' ? 'system' : placement === 'user' ? 'user' : context.provider === 'openai' ? 'system' : 'user';
+    placement === 'system'
+      ? 'system'
+      : placement === 'user'
+        ? 'user'
+        : context.provider === 'openai'
+          ? 'system'
+          : 'user';
   const summaryMessage: Message = {
     id,
     // SUM-7: where the policy places it; `provider`: a system message for OpenAI, a user turn elsewhere.
@@ -350,7 +385,7 @@ async function summarizeOnce(
   };
   // A system summary goes first (after the system prompt, before a kept goal).
   const beforeId =
-    role === 'system' ? (messages.find((message, index) => index >= leadingSystemEnd(messages))?.id ?? null) : ((span[0] as Message).id);
+    role === 'system' ? (messages[leadingSystemEnd(messages)]?.id ?? null) : (span[0] as Message).id;
   notes.unshift(`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`);
   return {
     edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },

@@ -128,7 +128,9 @@ export function truncateTo(
     }),
   );
   let total = counter.count(messages).total;
-  const hasOlder = retainFrom !== undefined && units.some((unit) => unit.end <= retainFrom && !isUnitKept(messages, unit, context));
+  const hasOlder =
+    retainFrom !== undefined &&
+    units.some((unit) => unit.end <= retainFrom && !isUnitKept(messages, unit, context));
   if (total <= limit && !hasOlder) return { messages, edits: {}, effect: stageEffect({}) };
   const dropped = new Set<number>();
   const candidates: number[] = [];
@@ -137,7 +139,11 @@ export function truncateTo(
   });
   let next = 0;
   // The retention first: every unprotected unit older than the retained tail goes.
-  while (retainFrom !== undefined && next < candidates.length && (units[candidates[next] as number] as MessageUnit).end <= retainFrom) {
+  while (
+    retainFrom !== undefined &&
+    next < candidates.length &&
+    (units[candidates[next] as number] as MessageUnit).end <= retainFrom
+  ) {
     const u = candidates[next++] as number;
     dropped.add(u);
     total -= unitTokens[u] as number;
@@ -277,18 +283,34 @@ export interface TruncateOptions {
  * messages — the retained tail when a retention is set, then as many as the target allows —
  * with one marker "[N earlier messages omitted]" where the rest was; tool groups are atomic.
  */
-export function truncate({ to = 'target', retentionMessages, retentionTokens, marker }: TruncateOptions = {}): Strategy {
+export function truncate({
+  to = 'target',
+  retentionMessages,
+  retentionTokens,
+  marker,
+}: TruncateOptions = {}): Strategy {
   return {
     name: 'truncate',
     apply(messages, context) {
       const hasRetention = retentionMessages !== undefined || retentionTokens !== undefined;
       const retainFrom = hasRetention
-        ? retentionStart(messages, groupUnits(messages), 0, { maxMessages: retentionMessages, maxTokens: retentionTokens }, context)
+        ? retentionStart(
+            messages,
+            groupUnits(messages),
+            0,
+            { maxMessages: retentionMessages, maxTokens: retentionTokens },
+            context,
+          )
         : undefined;
-      const { edits, effect } = truncateTo(messages, to === 'target' ? context.target : context.budget, context, {
-        template: marker,
-        retainFrom,
-      });
+      const { edits, effect } = truncateTo(
+        messages,
+        to === 'target' ? context.target : context.budget,
+        context,
+        {
+          template: marker,
+          retainFrom,
+        },
+      );
       return { edits, effect };
     },
   };

@@ -65,6 +65,7 @@ describe('supersede: file content (STR-1)', () => {
     ).toBe(true);
     expect(result.messages[2]?.id).toBe(readWriteTail[2]?.id);
     expect(result.messages[2]?.metadata?.chatfold).toEqual({
+      version: 1,
       transform: 'superseded',
       by: '6ac34893-b5f1-4967-b759-4387be5efeae',
       rule: 'file-content',
