@@ -182,7 +182,7 @@ function checkToolPairs(
     const was = before.get(id) ?? NEITHER;
     if (was.call === now.call && was.result === now.result) continue;
     throw invalid(
-      sourceOf(id, messages, plan),
+      sourceOf(id, now.result ? 'call' : 'result', messages, plan),
       now.result
         ? `leaves the tool result of call ${JSON.stringify(id)} without its tool call`
         : `leaves tool call ${JSON.stringify(id)} without its tool result`,
@@ -191,20 +191,33 @@ function checkToolPairs(
   }
 }
 
-/** The plan field that took away (or brought in) the part of tool call `id`. */
-function sourceOf(id: string, messages: readonly Message[], plan: CheckedPlan): string {
-  const mentions = (message: Message): boolean =>
-    message.parts.some(
-      (part) =>
-        (part.type === 'tool-call' && part.id === id) || (part.type === 'tool-result' && part.callId === id),
-    );
-  const inserted = plan.inserted.findIndex(({ message }) => mentions(message));
-  if (inserted >= 0) return `inserted[${inserted}].message`;
+/**
+ * The plan field that made tool call `id` unpaired: the drop or replacement that took its
+ * `missing` part away, else the insertion or replacement that brought the other part in.
+ */
+function sourceOf(
+  id: string,
+  missing: 'call' | 'result',
+  messages: readonly Message[],
+  plan: CheckedPlan,
+): string {
+  const holds = (message: Message | undefined, kind: 'call' | 'result'): boolean =>
+    message?.parts.some((part) =>
+      kind === 'call'
+        ? part.type === 'tool-call' && part.id === id
+        : part.type === 'tool-result' && part.callId === id,
+    ) ?? false;
+  const present = missing === 'call' ? 'result' : 'call';
   const byId = new Map(messages.map((message) => [message.id, message]));
-  const replaced = plan.replaced.findIndex(
-    ({ id: replacedId, message }) => mentions(message) || mentions(byId.get(replacedId) as Message),
+  if (plan.dropped.some((dropped) => holds(byId.get(dropped), missing))) return 'dropped';
+  const removed = plan.replaced.findIndex(
+    ({ id: replacedId, message }) => holds(byId.get(replacedId), missing) && !holds(message, missing),
   );
-  return replaced >= 0 ? `replaced[${replaced}].message` : 'dropped';
+  if (removed >= 0) return `replaced[${removed}].message`;
+  const inserted = plan.inserted.findIndex(({ message }) => holds(message, present));
+  if (inserted >= 0) return `inserted[${inserted}].message`;
+  const replaced = plan.replaced.findIndex(({ message }) => holds(message, present));
+  return replaced >= 0 ? `replaced[${replaced}].message` : 'plan';
 }
 
 interface Pairing {

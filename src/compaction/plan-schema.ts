@@ -1,35 +1,47 @@
 /**
  * The compaction plan as a zod schema: plans travel through stores and queues (a pending
  * background plan, a plan sent to a UI and back), so `applyCompactionPlan` parses one like any
- * other input. Objects are loose: fields a newer planner adds ride along unchecked; every
- * field applying a plan reads is checked.
+ * other input. Every field applying a plan reads is checked; fields a newer planner adds ride
+ * along unchecked. The summary, ledger and stage schemas are shared with the other persisted
+ * records (snapshot content, `metadata.chatfold`).
  */
 import { z } from 'zod';
 import { messageValueSchema } from '../messages/message-value-schema.ts';
 
-const count = z.number().int().nonnegative();
+/**
+ * An object schema that keeps the keys it does not name (a newer chatfold's fields ride along
+ * through a read and a write) while its type names only the keys it checks, so the interfaces
+ * of the records it describes are assignable to it.
+ */
+export const openObject = <Shape extends z.ZodRawShape>(shape: Shape): z.ZodObject<Shape> =>
+  z.looseObject(shape) as unknown as z.ZodObject<Shape>;
+
+/** A list read from a record, typed `readonly` as the records' interfaces are. */
+export const readonlyArray = <Item extends z.ZodType>(item: Item) => z.array(item).readonly();
+
+export const nonNegativeInteger = z.number().int().nonnegative();
 const tokens = z.number().nonnegative();
 
 /** A fact ledger (SUM-4); a list missing from an older record reads as empty. */
-export const factLedgerSchema = z.looseObject({
-  filesRead: z.array(z.string()).default([]),
-  filesModified: z.array(z.string()).default([]),
-  commands: z.array(z.string()).default([]),
-  urls: z.array(z.string()).default([]),
-  identifiers: z.array(z.string()).default([]),
-  numbers: z.array(z.string()).default([]),
-  errors: z.array(z.string()).default([]),
+export const factLedgerSchema = openObject({
+  filesRead: readonlyArray(z.string()).default([]),
+  filesModified: readonlyArray(z.string()).default([]),
+  commands: readonlyArray(z.string()).default([]),
+  urls: readonlyArray(z.string()).default([]),
+  identifiers: readonlyArray(z.string()).default([]),
+  numbers: readonlyArray(z.string()).default([]),
+  errors: readonlyArray(z.string()).default([]),
 });
 
 /** The stored messages a summary stands for (`SummaryCoverage`). */
-export const summaryCoverageSchema = z.looseObject({
+export const summaryCoverageSchema = openObject({
   firstId: z.string(),
   lastId: z.string(),
-  count,
+  count: nonNegativeInteger,
 });
 
 /** A summary's fields besides the id of its message (what `metadata.chatfold` carries). */
-export const summaryFieldsSchema = z.looseObject({
+export const summaryFieldsSchema = openObject({
   text: z.string(),
   ledger: factLedgerSchema,
   covers: summaryCoverageSchema,
@@ -41,26 +53,26 @@ export const summaryFieldsSchema = z.looseObject({
 export const compactionSummarySchema = summaryFieldsSchema.extend({ messageId: z.string() });
 
 /** `StageEffect`: what one pipeline stage did. */
-export const stageEffectSchema = z.looseObject({
+export const stageEffectSchema = openObject({
   stage: z.string(),
   tokensBefore: tokens,
   tokensAfter: tokens,
-  dropped: count,
-  stubbed: count,
-  masked: count,
-  summarized: count,
-  clipped: count,
-  notes: z.array(z.string()),
+  dropped: nonNegativeInteger,
+  stubbed: nonNegativeInteger,
+  masked: nonNegativeInteger,
+  summarized: nonNegativeInteger,
+  clipped: nonNegativeInteger,
+  notes: readonlyArray(z.string()),
 });
 
-const fallbackSchema = z.looseObject({
+const fallbackSchema = openObject({
   source: z.enum(['summarizer', 'stage', 'counter']),
   fallback: z.string(),
   reason: z.string(),
   stage: z.string().exactOptional(),
 });
 
-const budgetSchema = z.looseObject({
+const budgetSchema = openObject({
   window: tokens,
   responseReserve: tokens,
   safetyMargin: tokens,
@@ -68,7 +80,7 @@ const budgetSchema = z.looseObject({
   messages: z.number(),
 });
 
-/** `CompactionPlan` (version 1). */
+/** `CompactionPlan` (version 1); unknown keys at every level are kept. */
 export const compactionPlanSchema = z.looseObject({
   version: z.literal(1),
   compacted: z.boolean(),
@@ -80,21 +92,21 @@ export const compactionPlanSchema = z.looseObject({
   target: z.number(),
   tokensBefore: tokens,
   tokensAfter: tokens,
-  messagesBefore: count,
-  messagesAfter: count,
+  messagesBefore: nonNegativeInteger,
+  messagesAfter: nonNegativeInteger,
   tokenizer: z.string(),
   accuracy: z.enum(['exact', 'calibrated', 'approximate']),
-  stages: z.array(stageEffectSchema),
+  stages: readonlyArray(stageEffectSchema),
   summary: compactionSummarySchema.exactOptional(),
-  fallbacks: z.array(fallbackSchema),
-  warnings: z.array(z.string()),
-  input: z.looseObject({
-    count,
+  fallbacks: readonlyArray(fallbackSchema),
+  warnings: readonlyArray(z.string()),
+  input: openObject({
+    count: nonNegativeInteger,
     firstId: z.string().exactOptional(),
     lastId: z.string().exactOptional(),
   }),
-  dropped: z.array(z.string()),
-  replaced: z.array(z.looseObject({ id: z.string(), message: messageValueSchema })),
-  inserted: z.array(z.looseObject({ beforeId: z.string().nullable(), message: messageValueSchema })),
+  dropped: readonlyArray(z.string()),
+  replaced: readonlyArray(openObject({ id: z.string(), message: messageValueSchema })),
+  inserted: readonlyArray(openObject({ beforeId: z.string().nullable(), message: messageValueSchema })),
   firstKeptId: z.string().exactOptional(),
 });

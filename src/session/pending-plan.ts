@@ -1,31 +1,46 @@
+import { z } from 'zod';
+import { compactionPlanSchema } from '../compaction/plan-schema.ts';
 import type { CompactionPlan } from '../compaction/types.ts';
 import type { JsonValue } from '../messages/types.ts';
+import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 
 /** Settings key of a session's pending background plan (issue 13). */
 export const pendingPlanKey = (sessionId: string): string => `chatfold.pending-plan:${sessionId}`;
+
+/**
+ * The format of a stored pending plan: version 1 (the plan inside has its own version, which
+ * `applyCompactionPlan` checks). A newer version is `E_UNSUPPORTED_VERSION`.
+ */
+export const PENDING_PLAN_FORMAT: RecordFormat = { record: 'pending plan', version: 1 };
 
 /**
  * A plan computed off the request path (with the LLM summary), waiting for the real trigger.
  * It applies while the session still starts from `baseSnapshotId` (the log is append-only, so
  * the plan's input is then a prefix of the projection).
  */
-export interface PendingPlan {
-  readonly version: 1;
-  readonly baseSnapshotId: string | null;
-  readonly createdAt: string;
-  readonly plan: CompactionPlan;
-}
+export const pendingPlanSchema = z.object({
+  version: z.literal(1),
+  /** The snapshot the projection started from when the plan was made (null: none yet). */
+  baseSnapshotId: z.string().nullable(),
+  createdAt: z.string(),
+  plan: compactionPlanSchema,
+});
 
-/** Reads a stored pending plan; anything else (cleared, malformed, another version) is none. */
+/** {@link pendingPlanSchema} as a type, its plan a `CompactionPlan`. */
+export type PendingPlan = Readonly<Omit<z.output<typeof pendingPlanSchema>, 'plan'>> & {
+  readonly plan: CompactionPlan;
+};
+
+/**
+ * Reads a stored pending plan through {@link pendingPlanSchema}; anything else (cleared,
+ * malformed) is none.
+ *
+ * @throws ChatfoldError `E_UNSUPPORTED_VERSION` for a pending plan written by a newer chatfold.
+ */
 export function readPendingPlan(value: JsonValue | undefined): PendingPlan | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  if (record.version !== 1 || typeof record.createdAt !== 'string') return undefined;
-  if (record.baseSnapshotId !== null && typeof record.baseSnapshotId !== 'string') return undefined;
-  const plan = record.plan as CompactionPlan | undefined;
-  if (typeof plan !== 'object' || plan === null || plan.version !== 1 || !Array.isArray(plan.dropped))
-    return undefined;
-  return value as unknown as PendingPlan;
+  if (value === undefined || value === null) return undefined;
+  const result = parseVersionedRecord(value, pendingPlanSchema, PENDING_PLAN_FORMAT);
+  return result.success ? (result.data as PendingPlan) : undefined;
 }
 
 /** The JSON a pending plan is stored as. */

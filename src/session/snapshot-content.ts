@@ -1,35 +1,87 @@
-import type { CompactionMode, CompactionPlan, CompactionSummary } from '../compaction/types.ts';
+import { z } from 'zod';
+import {
+  compactionSummarySchema,
+  factLedgerSchema,
+  nonNegativeInteger,
+  openObject,
+  readonlyArray,
+  stageEffectSchema,
+} from '../compaction/plan-schema.ts';
+import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
+import { messageValueSchema } from '../messages/message-value-schema.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
-import type { SummarySnapshotContent } from '../stores/types.ts';
+import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 import { EMPTY_LEDGER } from '../summarize/ledger.ts';
 import type { FactLedger } from '../summarize/types.ts';
 
 /**
- * The `content_json` of a summary snapshot as a session writes it: the ST-2 fields, the
- * structured summary and what the compaction did (for `/compactions` and the web app), plus
- * `projectionHead`, the projection's messages up to the cutoff exactly as they were sent
- * (system prompt, goal, the summary message, pinned messages). Resuming is `projectionHead` +
- * the stored messages after the cutoff: the prompt is byte-identical to the one before the
- * restart, so the provider's prompt cache still hits (RT-5, ST-6).
+ * The format of summary snapshot content: version 1. Content written before versions existed
+ * has none and reads as version 1; a newer version is `E_UNSUPPORTED_VERSION`.
  */
-export interface SessionSnapshotContent extends SummarySnapshotContent {
-  readonly projectionHead: readonly Message[];
+export const SNAPSHOT_CONTENT_FORMAT: RecordFormat = { record: 'summary snapshot', version: 1 };
+
+const mode = z.enum(['auto', 'manual', 'overflow']);
+const tokens = z.number().nonnegative();
+const seqRange = openObject({ first: nonNegativeInteger, last: nonNegativeInteger });
+const compactionFacts = openObject({
+  mode,
+  tokensBefore: tokens,
+  tokensAfter: tokens,
+  durationMs: z.number().nonnegative(),
+  stages: readonlyArray(stageEffectSchema),
+  /** Messages in the history when it ran (what `messages` triggers count from on resume). */
+  atSeq: nonNegativeInteger.exactOptional(),
+});
+
+/**
+ * The `content_json` of a summary snapshot as a session writes it: the ST-2 fields
+ * (`summaryText` … `ledger`), the structured summary and what the compaction did (for
+ * `/compactions` and the web app), plus `projectionHead`, the projection's messages up to the
+ * cutoff exactly as they were sent (system prompt, goal, the summary message, pinned
+ * messages). Resuming is `projectionHead` + the stored messages after the cutoff: the prompt
+ * is byte-identical to the one before the restart, so the provider's prompt cache still hits
+ * (RT-5, ST-6). Keys a newer chatfold adds are kept.
+ */
+export const sessionSnapshotContentSchema = openObject({
+  version: z.literal(1),
+  summaryText: z.string(),
+  messageRange: openObject({ firstMessageId: z.string(), lastMessageId: z.string() }),
+  compressionTimestamp: z.string(),
+  compressionType: mode,
+  originalTokenCount: tokens,
+  summaryTokenCount: tokens,
+  messagesIncluded: nonNegativeInteger,
+  ledger: factLedgerSchema,
+  projectionHead: readonlyArray(messageValueSchema),
   /** `seq` of each head message (null for messages chatfold inserted). */
-  readonly headSeqs?: readonly (number | null)[];
+  headSeqs: readonlyArray(nonNegativeInteger.nullable()).exactOptional(),
   /** The summary as data (absent when the compaction only stubbed, masked or dropped). */
-  readonly summary?: Omit<CompactionSummary, 'messageId'> & { readonly messageId: string };
+  summary: compactionSummarySchema.exactOptional(),
   /** `seq` range the summary covers, for marking history entries as summarized. */
-  readonly summarySeqs?: { readonly first: number; readonly last: number };
-  readonly compaction: {
-    readonly mode: CompactionMode;
-    readonly tokensBefore: number;
-    readonly tokensAfter: number;
-    readonly durationMs: number;
-    readonly stages: CompactionPlan['stages'];
-    /** Messages in the history when it ran (what `messages` triggers count from on resume). */
-    readonly atSeq?: number;
-  };
-}
+  summarySeqs: seqRange.exactOptional(),
+  compaction: compactionFacts,
+});
+
+/** {@link sessionSnapshotContentSchema} as a type. */
+export type SessionSnapshotContent = z.output<typeof sessionSnapshotContentSchema>;
+
+/**
+ * Snapshot content of other tools (the ST-2 fields only) and of early versions: what resumes
+ * from it is the summary text; fields it lacks or holds garbage in read as empty.
+ */
+const legacySnapshotContentSchema = z.object({
+  summaryText: z.string(),
+  messagesIncluded: nonNegativeInteger.catch(0),
+  ledger: factLedgerSchema.catch(EMPTY_LEDGER),
+  messageRange: z
+    .object({ firstMessageId: z.string().catch(''), lastMessageId: z.string().catch('') })
+    .catch({ firstMessageId: '', lastMessageId: '' }),
+  compressionTimestamp: z.string().catch(new Date(0).toISOString()),
+  headSeqs: readonlyArray(nonNegativeInteger.nullable()).optional().catch(undefined),
+  summary: compactionSummarySchema.optional().catch(undefined),
+  summarySeqs: seqRange.optional().catch(undefined),
+  compaction: compactionFacts.optional().catch(undefined),
+});
 
 /** What the session knows about a compaction beyond its plan. */
 export interface CompactionCut {
@@ -53,6 +105,7 @@ export interface CompactionCut {
 export function snapshotContent(plan: CompactionPlan, cut: CompactionCut): SessionSnapshotContent {
   const summary = cut.summary;
   return {
+    version: 1,
     summaryText: summary?.text ?? '',
     messageRange: { firstMessageId: summary?.covers.firstId ?? cut.firstId, lastMessageId: cut.cutoffId },
     compressionTimestamp: cut.timestamp,
@@ -81,16 +134,6 @@ export function toJson(content: SessionSnapshotContent): JsonValue {
   return content as unknown as JsonValue;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const isMessage = (value: unknown): value is Message =>
-  isRecord(value) &&
-  typeof value.id === 'string' &&
-  typeof value.role === 'string' &&
-  Array.isArray(value.parts) &&
-  typeof value.createdAt === 'string';
-
 /** A snapshot's content as the session reads it back. */
 export interface ReadSnapshot {
   readonly head: readonly Message[];
@@ -104,54 +147,46 @@ export interface ReadSnapshot {
 }
 
 /**
- * Reads snapshot content back. Snapshots written by other tools (or 0.1) without the
- * structured fields still resume: the summary text becomes a user message that carries the
- * summary as data, so the next compaction merges it instead of summarizing it again.
+ * Reads snapshot content back through its schema. Snapshots written by other tools (or 0.1)
+ * without the structured fields still resume: the summary text becomes a user message that
+ * carries the summary as data, so the next compaction merges it instead of summarizing it
+ * again. Undefined for content that is no summary snapshot at all.
+ *
+ * @throws ChatfoldError `E_UNSUPPORTED_VERSION` for content written by a newer chatfold.
  */
 export function readSnapshotContent(content: JsonValue): ReadSnapshot | undefined {
-  if (!isRecord(content) || typeof content.summaryText !== 'string') return undefined;
-  const messagesIncluded = typeof content.messagesIncluded === 'number' ? content.messagesIncluded : 0;
-  const ledger = isRecord(content.ledger) ? (content.ledger as unknown as FactLedger) : EMPTY_LEDGER;
+  const full = parseVersionedRecord(content, sessionSnapshotContentSchema, SNAPSHOT_CONTENT_FORMAT);
+  const read = full.success ? full.data : legacySnapshotContentSchema.safeParse(content).data;
+  if (read === undefined) return undefined;
+  const { messagesIncluded, summaryText, ledger, headSeqs, summary, summarySeqs, compaction } = read;
   const extra = {
-    ...(Array.isArray(content.headSeqs) ? { headSeqs: content.headSeqs as (number | null)[] } : {}),
-    ...(isRecord(content.summary)
-      ? { summary: content.summary as unknown as NonNullable<ReadSnapshot['summary']> }
-      : {}),
-    ...(isRecord(content.summarySeqs)
-      ? { summarySeqs: content.summarySeqs as unknown as NonNullable<ReadSnapshot['summarySeqs']> }
-      : {}),
-    ...(isRecord(content.compaction)
-      ? { compaction: content.compaction as unknown as NonNullable<ReadSnapshot['compaction']> }
-      : {}),
+    ...(headSeqs === undefined ? {} : { headSeqs }),
+    ...(summary === undefined ? {} : { summary }),
+    ...(summarySeqs === undefined ? {} : { summarySeqs }),
+    ...(compaction === undefined ? {} : { compaction }),
   };
-  const stored: unknown = content.projectionHead;
-  if (Array.isArray(stored) && stored.every(isMessage)) {
-    return { head: stored, messagesIncluded, summaryText: content.summaryText, ledger, ...extra };
-  }
-  const range = isRecord(content.messageRange) ? content.messageRange : {};
-  const timestamp =
-    typeof content.compressionTimestamp === 'string'
-      ? content.compressionTimestamp
-      : new Date(0).toISOString();
+  if (full.success)
+    return { head: full.data.projectionHead, messagesIncluded, summaryText, ledger, ...extra };
   const covers = {
-    firstId: typeof range.firstMessageId === 'string' ? range.firstMessageId : '',
-    lastId: typeof range.lastMessageId === 'string' ? range.lastMessageId : '',
+    firstId: read.messageRange.firstMessageId,
+    lastId: read.messageRange.lastMessageId,
     count: messagesIncluded,
   };
-  const summary: Message = {
+  const resumed: Message = {
     id: `cf_summary_resumed_${messagesIncluded}`,
     role: 'user',
-    parts: [{ type: 'text', text: content.summaryText }],
-    createdAt: timestamp,
+    parts: [{ type: 'text', text: summaryText }],
+    createdAt: read.compressionTimestamp,
     metadata: {
       chatfold: {
+        version: 1,
         transform: 'summary',
-        text: content.summaryText,
+        text: summaryText,
         ledger: ledger as unknown as JsonValue,
         covers,
         source: 'custom',
       },
     },
   };
-  return { head: [summary], messagesIncluded, summaryText: content.summaryText, ledger, ...extra };
+  return { head: [resumed], messagesIncluded, summaryText, ledger, ...extra };
 }
