@@ -1,5 +1,5 @@
 /**
- * Every ```ts block of the README type-checks strictly (issue 9 §4), like the files in
+ * Every ```ts block of the README and of docs/*.md type-checks strictly (issue 9 §4, issue 20), like the files in
  * `examples/` (which tests import unchanged): with the project's tsconfig (`strict`,
  * `noUncheckedIndexedAccess`, `exactOptionalPropertyTypes`) and `chatfold/*` resolved to the
  * sources through package.json's `exports`. New blocks are picked up automatically.
@@ -10,7 +10,7 @@
  * another fence (```js, ```text).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceEntryPoints } from '../../scripts/subpaths.ts';
@@ -31,20 +31,32 @@ declare const log: (text: string) => void;
 `;
 
 interface CodeBlock {
-  /** 1-based README line of the block's first code line. */
+  /** The markdown file, relative to the repository (`README.md`, `docs/api.md`). */
+  readonly source: string;
+  /** 1-based line of the block's first code line in that file. */
   readonly line: number;
   readonly code: string;
 }
 
-/** The ```ts / ```typescript blocks of a markdown text. */
-function typescriptBlocks(markdown: string): CodeBlock[] {
+/** The markdown files whose code blocks are checked: the README and every docs page. */
+const markdownFiles = (): string[] => [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+
+/** The ```ts / ```typescript blocks of a markdown file. */
+function typescriptBlocks(source: string): CodeBlock[] {
+  const markdown = readFileSync(join(root, source), 'utf8');
   const lines = markdown.split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (!/^```(ts|typescript)\b/.test(lines[i] ?? '')) continue;
     const end = lines.findIndex((line, j) => j > i && line.startsWith('```'));
-    if (end < 0) throw new Error(`README.md:${i + 1}: the code block never closes`);
-    blocks.push({ line: i + 2, code: lines.slice(i + 1, end).join('\n') });
+    if (end < 0) throw new Error(`${source}:${i + 1}: the code block never closes`);
+    blocks.push({ source, line: i + 2, code: lines.slice(i + 1, end).join('\n') });
     i = end;
   }
   return blocks;
@@ -87,11 +99,12 @@ function typeCheck(project: string): Promise<Diagnostic[]> {
   });
 }
 
-describe('README code', () => {
-  const blocks = typescriptBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+describe('README and docs code', () => {
+  const blocks = markdownFiles().flatMap(typescriptBlocks);
 
-  it('has TypeScript blocks to check', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(10);
+  it('has TypeScript blocks to check, in the README and in the docs', () => {
+    expect(blocks.filter((block) => block.source === 'README.md').length).toBeGreaterThanOrEqual(3);
+    expect(blocks.length).toBeGreaterThanOrEqual(20);
   });
 
   it('every ```ts block type-checks strictly', async () => {
@@ -100,7 +113,7 @@ describe('README code', () => {
     const files = blocks.map((block) => {
       // `export {}` makes a block without imports a module too (top-level await, own scope);
       // on the last line, so block lines stay README lines.
-      const file = join(dir, `readme-line-${block.line}.mts`);
+      const file = join(dir, `${block.source.replace(/[^\w]/g, '-')}-line-${block.line}.mts`);
       writeFileSync(file, `${block.code}\nexport {};\n`);
       return { file, block };
     });
@@ -121,7 +134,7 @@ describe('README code', () => {
       const found = files.find(({ file }) => file === diagnostic.file);
       if (found === undefined) return [];
       return [
-        `README.md:${found.block.line + diagnostic.line - 1}:${diagnostic.column} ${diagnostic.message}`,
+        `${found.block.source}:${found.block.line + diagnostic.line - 1}:${diagnostic.column} ${diagnostic.message}`,
       ];
     });
     expect(inReadme).toEqual([]);
