@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentTool, AgentToolOutput } from '../../src/agent/types.ts';
+import { callTool } from './call-tool.ts';
 
 // Issue 24: the workspace tools where `/proc/self/fd` does not exist (macOS, Windows). The
 // checks fall back to comparing the opened file with its real path; this runs the tools'
@@ -28,13 +29,7 @@ let base: string;
 let root: string;
 let tools: Record<string, AgentTool<unknown>>;
 
-async function call(name: string, input: unknown): Promise<AgentToolOutput> {
-  const result = await (tools[name] as AgentTool<unknown>).execute(input, {
-    signal: new AbortController().signal,
-    callId: 'c',
-  });
-  return typeof result === 'string' ? { output: result } : result;
-}
+const call = (name: string, input: unknown): Promise<AgentToolOutput> => callTool(tools, name, input);
 
 beforeEach(async () => {
   base = realpathSync(mkdtempSync(path.join(tmpdir(), 'chatfold-fallback-')));

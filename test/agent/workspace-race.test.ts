@@ -13,9 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentTool, AgentToolOutput } from '../../src/agent/types.ts';
+import type { AgentToolOutput } from '../../src/agent/types.ts';
 import { openWorkspaceRoot } from '../../src/agent/workspace/workspace-root.ts';
 import { workspaceTools } from '../../src/agent/workspace/workspace-tools.ts';
+import { callTool } from './call-tool.ts';
 
 // Issue 24, part 1: with another process swapping a file and a folder of the workspace for
 // symbolic links that lead outside it, in a tight loop, the workspace tools read, write, edit,
@@ -76,11 +77,7 @@ describe('workspace tools against a concurrent symlink swapper (issue 24)', () =
     const before = snapshotOutside();
     const workspace = await openWorkspaceRoot(root);
     const tools = workspaceTools(workspace);
-    const signal = new AbortController().signal;
-    const call = async (name: string, input: unknown): Promise<AgentToolOutput> => {
-      const result = await (tools[name] as AgentTool<unknown>).execute(input, { signal, callId: 'c' });
-      return typeof result === 'string' ? { output: result } : result;
-    };
+    const call = (name: string, input: unknown): Promise<AgentToolOutput> => callTool(tools, name, input);
     const tally = { ok: 0, refused: new Map<string, number>() };
     const check = (result: AgentToolOutput): void => {
       // Nothing from outside is shown, and no host path either.

@@ -16,6 +16,7 @@ import type { AgentTool, AgentToolOutput } from '../../src/agent/types.ts';
 import { WORKSPACE_REFUSAL_REASONS } from '../../src/agent/workspace/workspace-refusal.ts';
 import { openWorkspaceRoot } from '../../src/agent/workspace/workspace-root.ts';
 import { workspaceTools } from '../../src/agent/workspace/workspace-tools.ts';
+import { callTool } from './call-tool.ts';
 
 // Issue 24, parts 1 and 3: FIFOs, devices and catastrophic patterns give the model a typed
 // answer instead of hanging the tool (or Node's I/O threads, or the event loop); every refusal is
@@ -28,14 +29,8 @@ let base: string;
 let root: string;
 let tools: Record<string, AgentTool<unknown>>;
 
-async function call(
-  name: string,
-  input: unknown,
-  signal = new AbortController().signal,
-): Promise<AgentToolOutput> {
-  const result = await (tools[name] as AgentTool<unknown>).execute(input, { signal, callId: 'c' });
-  return typeof result === 'string' ? { output: result } : result;
-}
+const call = (name: string, input: unknown, signal?: AbortSignal): Promise<AgentToolOutput> =>
+  callTool(tools, name, input, signal);
 
 const reasonOf = (result: AgentToolOutput): string | undefined =>
   /\(E_WORKSPACE_PATH: ([a-z-]+)\)$/.exec(result.output)?.[1];

@@ -205,6 +205,10 @@ export async function openRootFolder(workspace: WorkspaceRoot): Promise<OpenedFo
   return folderOf(handle, real, '.');
 }
 
+/** A child's path relative to the root. */
+export const childRelative = (parent: OpenedFolder, name: string): string =>
+  parent.relative === '.' ? name : `${parent.relative}/${name}`;
+
 /**
  * Opens a child folder of an opened folder without following a symbolic link (a walk never
  * leaves through one); undefined when it is not a folder any more (swapped mid-walk).
@@ -214,7 +218,7 @@ export async function openChildFolder(
   name: string,
   root: string,
 ): Promise<OpenedFolder | undefined> {
-  const relative = parent.relative === '.' ? name : `${parent.relative}/${name}`;
+  const relative = childRelative(parent, name);
   try {
     const { handle, real } = await openVerified(
       root,
@@ -237,7 +241,7 @@ export async function openChildFolderForWrite(
   name: string,
   root: string,
 ): Promise<OpenedFolder> {
-  const relative = parent.relative === '.' ? name : `${parent.relative}/${name}`;
+  const relative = childRelative(parent, name);
   try {
     const { handle, real } = await openVerified(root, parent.child(name), FOLDER_FLAGS, relative);
     return folderOf(handle, real, relative);
@@ -264,7 +268,7 @@ export async function openChildFile(
   name: string,
   root: string,
 ): Promise<OpenedFile | undefined> {
-  const relative = parent.relative === '.' ? name : `${parent.relative}/${name}`;
+  const relative = childRelative(parent, name);
   let opened: { readonly handle: FileHandle; readonly real: string };
   try {
     opened = await openVerified(root, parent.child(name), READ_FLAGS | O_NOFOLLOW, relative);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { type OpenedFolder, openChildFolderForWrite, openRootFolder } from './open-inside.ts';
+import { childRelative, type OpenedFolder, openChildFolderForWrite, openRootFolder } from './open-inside.ts';
 import { refusalOfErrno, workspaceRefusal } from './workspace-refusal.ts';
 import { isInside, type WorkspaceRoot } from './workspace-root.ts';
 
@@ -21,7 +21,7 @@ async function openFolders(workspace: WorkspaceRoot, segments: readonly string[]
         await mkdir(folder.child(name));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw refusalOfErrno(error, folder.relative === '.' ? name : `${folder.relative}/${name}`);
+          throw refusalOfErrno(error, childRelative(folder, name));
         }
       }
       const next = await openChildFolderForWrite(folder, name, workspace.root);
