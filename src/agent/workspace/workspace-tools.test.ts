@@ -1,9 +1,12 @@
 import {
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -143,6 +146,22 @@ describe('read_file', () => {
 });
 
 describe('write_file and edit_file', () => {
+  it('a write replaces the file in place: its mode is kept, a link inside is written through and stays a link', async () => {
+    const script = path.join(root, 'run.sh');
+    writeFileSync(script, '#!/bin/sh\necho teh\n', { mode: 0o755 });
+    await call('edit_file', { path: 'run.sh', old_string: 'teh', new_string: 'the' });
+    expect(statSync(script).mode & 0o777).toBe(0o755);
+    expect(readFileSync(script, 'utf8')).toBe('#!/bin/sh\necho the\n');
+    symlinkSync('notes.md', path.join(root, 'link-in'));
+    expect((await call('write_file', { path: 'link-in', content: 'via link\n' })).output).toBe(
+      'Overwrote notes.md (1 lines, 9 bytes)',
+    );
+    expect(lstatSync(path.join(root, 'link-in')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path.join(root, 'notes.md'), 'utf8')).toBe('via link\n');
+    // No temporary file is left behind.
+    expect(readdirSync(root).filter((name) => name.startsWith('.chatfold-'))).toEqual([]);
+  });
+
   it('write_file creates folders inside the root and never writes outside', async () => {
     expect((await call('write_file', { path: 'new/dir/c.txt', content: 'one\ntwo\n' })).output).toBe(
       'Created new/dir/c.txt (2 lines, 8 bytes)',
