@@ -122,6 +122,22 @@ describe('chatfold serve keeps answering (issue 24)', () => {
     await new Promise((resolve) => plain.close(resolve));
   });
 
+  it('a response that streams longer than requestTimeoutMs is not cut (the timeout is for receiving the request)', async () => {
+    const limits = { headersTimeoutMs: 100, requestTimeoutMs: 200 };
+    const plain = createServer(httpServerOptions(limits), (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('first\n');
+      // Several checking intervals past the request timeout.
+      setTimeout(() => response.end('last\n'), 1_000);
+    });
+    limitConnections(plain, limits);
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const { port } = plain.address() as { port: number };
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('first\nlast\n');
+    plain.closeAllConnections();
+    await new Promise((resolve) => plain.close(resolve));
+  });
+
   it('refuses limits that are not positive integers, or a headers timeout over the request timeout', () => {
     for (const limits of [{ maxConnections: 0 }, { headersTimeoutMs: 1.5 }, { requestTimeoutMs: -1 }]) {
       expect(() => resolveHttpLimits(limits)).toThrow(
