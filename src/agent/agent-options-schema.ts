@@ -37,6 +37,8 @@ export const isModelSpecObject = (value: unknown): boolean =>
 
 /** The keys of `context` (seed 004's settings in camelCase, and chatfold's). */
 export const agentContextSchema = z.strictObject({
+  // A preset name or a policy object, checked where the policy is resolved.
+  policy: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   autoSummarize: z.boolean().optional(),
   maxMessagesBeforeSummary: positiveInt.optional(),
   maxTokensBeforeSummary: positiveInt.optional(),

@@ -41,10 +41,19 @@ function distance(a: string, b: string, limit: number): number {
 export function closestKey(unknown: string, known: readonly string[]): string | undefined {
   const wanted = normalise(unknown);
   const limit = Math.max(2, Math.floor(wanted.length / 4));
+  // A tie goes to the key written in the same style (snake_case for snake_case).
+  const isSnake = (key: string): boolean => key.includes('_');
   let best: { key: string; distance: number } | undefined;
   for (const key of known) {
     const found = distance(wanted, normalise(key), limit);
-    if (found <= limit && (best === undefined || found < best.distance)) best = { key, distance: found };
+    if (found > limit) continue;
+    const isBetter =
+      best === undefined ||
+      found < best.distance ||
+      (found === best.distance &&
+        isSnake(key) === isSnake(unknown) &&
+        isSnake(best.key) !== isSnake(unknown));
+    if (isBetter) best = { key, distance: found };
   }
   return best?.key;
 }

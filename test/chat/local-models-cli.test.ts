@@ -148,11 +148,62 @@ describe('a server that reports fresh tokens only (issue 18 item 1)', { timeout:
       /^ {2}! server reports fresh tokens only; counting locally \(reported [\d,]+ input tokens, chatfold counts [\d,]+\)$/,
     );
     expect(run.stdout).toContain('  Note: server reports fresh tokens only; counting locally');
-    const tokens = Number(/ {2}Tokens: {3}([\d,]+) \//.exec(run.stdout)?.[1]?.replaceAll(',', ''));
+    const tokens = Number(/ {2}Tokens: {3}([\d,]+)/.exec(run.stdout)?.[1]?.replaceAll(',', ''));
     // What the server really holds for the last prompt, by its own tokenizer; the reported
     // number for it was a small fraction of that.
     const last = server.requests.at(-1);
     expect(last?.reportedTokens).toBeLessThan((last?.promptTokens ?? 0) / 4);
     expect(tokens).toBeGreaterThan((last?.promptTokens ?? 0) * 0.6);
+  });
+});
+
+describe('the documents’ agent files run as written (issue 18 item 2)', { timeout: 60_000 }, () => {
+  const examples = new URL('../../examples/agents/', import.meta.url).pathname;
+
+  it('seed 004’s assistant.yaml has no model: --model gives it; without one, the error says so', async () => {
+    server = await startUsageServer({ shape: 'ollama', reporting: 'correct', answer: 'Hi.' });
+    const home = chatHome();
+    const file = `${examples}seed-004/assistant.yaml`;
+    const run = await chatfold(home, [
+      'chat',
+      file,
+      '--model',
+      'openai-compatible:qwen2.5:32b',
+      '--window',
+      '32768',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+      '--print',
+      'hello',
+    ]);
+    expect(run).toMatchObject({ code: 0, stdout: 'Hi.\n', stderr: '' });
+    const piped = await chatfold(
+      home,
+      [
+        'chat',
+        file,
+        '--model',
+        'openai-compatible:qwen2.5:32b',
+        '--window',
+        '32768',
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+        '--session',
+        's1',
+      ],
+      'hello\n/context\n',
+    );
+    // Seed 004's N and K from the file's snake_case keys.
+    expect(piped.stdout).toContain('  Messages: 2 / 30 (7%)');
+    expect(piped.stdout).toMatch(/ {2}Tokens: {3}[\d,]+ \/ 128,000 \(\d+%\)/);
+    const none = await chatfold(home, ['chat', file, '--store', home.store, '--print', 'hello']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      `chatfold: no model: ${file} has no model section; add one (model: { provider, name }) or pass --model provider:name (e.g. openai-compatible:qwen2.5:32b with --base-url) [E_INVALID_OPTIONS]\n`,
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_FILE_ALIASES } from './agent-file-aliases.ts';
 import { agentFileSchema } from './agent-file-schema.ts';
 
 /**
@@ -7,8 +8,29 @@ import { agentFileSchema } from './agent-file-schema.ts';
  * `examples/agents/agent-file.schema.json` is this, written out (a test keeps it current).
  */
 export function agentFileJsonSchema(): Record<string, unknown> {
-  return {
+  const schema = {
     ...z.toJSONSchema(agentFileSchema, { io: 'input', target: 'draft-2020-12' }),
     title: 'chatfold agent file',
-  };
+  } as JsonObject;
+  // The documents' spellings validate in editors too: each alias is the key's schema, marked.
+  for (const { alias, key } of AGENT_FILE_ALIASES) {
+    const target = propertyAt(schema, key);
+    const section = alias.length === 1 ? schema : propertyAt(schema, alias.slice(0, -1));
+    const properties = section?.properties as Record<string, JsonObject> | undefined;
+    if (target === undefined || properties === undefined) continue;
+    properties[alias[alias.length - 1] as string] = {
+      ...target,
+      description: `Same as ${key.join('.')}${typeof target.description === 'string' ? `: ${target.description}` : ''}`,
+    };
+  }
+  return schema;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** The JSON Schema of the property at a key path (through `properties`). */
+function propertyAt(schema: JsonObject, path: readonly string[]): JsonObject | undefined {
+  let current: JsonObject | undefined = schema;
+  for (const key of path) current = (current?.properties as Record<string, JsonObject> | undefined)?.[key];
+  return current;
 }

@@ -26,7 +26,10 @@ const text = (description: string) =>
 /** Providers an agent file may name. */
 export const AGENT_PROVIDERS = ['openai', 'anthropic', 'google', 'openai-compatible'] as const;
 
-/** History strategies and pipelines an agent file may name (seed 000 `history: summarize | truncate`). */
+/**
+ * History strategies and pipelines an agent file may name: seed 000's `history: summarize |
+ * truncate`, seed 003's `strategy: truncation | importance | summarization`, chatfold's own.
+ */
 export const AGENT_HISTORY_STRATEGIES = [
   'hybrid',
   'summarize',
@@ -36,6 +39,8 @@ export const AGENT_HISTORY_STRATEGIES = [
   'supersede',
   'mask',
   'clip',
+  'truncation',
+  'summarization',
 ] as const;
 
 const modelSchema = z
@@ -111,7 +116,9 @@ export const agentFileSchema = z
         .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { error: 'a name of letters, digits, "_" and "-"' })
         .describe('Agent name: `chatfold chat NAME` finds the file by it'),
       description: z.string({ error: 'a string' }).optional().describe('One line for `chatfold agents`'),
-      model: modelSchema,
+      model: modelSchema
+        .optional()
+        .describe('The chat model; without one, `chatfold chat --model provider:name` gives it'),
       instructions: instructionsSchema.optional(),
       tools: z
         .array(z.enum(WORKSPACE_TOOL_NAMES, { error: `one of ${WORKSPACE_TOOL_NAMES.join(', ')}` }), {

@@ -36,19 +36,22 @@ describe('parseAgentFile (AG-1)', () => {
     expect(problem).toMatchObject({ line: 7, column: 29, key: 'context.maxMessagesBeforeSummary' });
   });
 
-  it('reports every problem in file order, with a suggestion for seed 004 snake_case keys', () => {
-    const text = `name: dev\nmodel:\n  provider: ollama\n  name: qwen\ncontext:\n  max_tokens_before_summary: 5000\n  target: 2\ntools: [read_file, rm_rf]\n`;
+  it('reports every problem in file order, with a suggestion for a mistyped key', () => {
+    const text = `name: dev\nmodel:\n  provider: ollama\n  name: qwen\ncontext:\n  maxTokensBeforeSumary: 5000\n  target: 2\ntools: [read_file, rm_rf]\n`;
     expect(problemsOf(text).map((problem) => problem.message)).toEqual([
       'agents/dev.yaml:3:13 model.provider: expected one of openai, anthropic, google, openai-compatible, received "ollama"',
-      'agents/dev.yaml:6:3 context.max_tokens_before_summary: unknown key (did you mean maxTokensBeforeSummary?); expected one of autoSummarize, maxMessagesBeforeSummary, maxTokensBeforeSummary, minRecentMessages, responseReserve, threshold, target, retentionTokens',
+      'agents/dev.yaml:6:3 context.maxTokensBeforeSumary: unknown key (did you mean maxTokensBeforeSummary?); expected one of autoSummarize, maxMessagesBeforeSummary, maxTokensBeforeSummary, minRecentMessages, responseReserve, threshold, target, retentionTokens',
       'agents/dev.yaml:7:11 context.target: expected a number greater than 0 and at most 1, received 2',
       'agents/dev.yaml:8:20 tools.1: expected one of read_file, write_file, edit_file, list_directory, search, received "rm_rf"',
     ]);
   });
 
   it('a missing required key points at the mapping that lacks it', () => {
-    expect(problemsOf('name: dev\n').map((problem) => problem.message)).toEqual([
-      'agents/dev.yaml:1:1 model: expected a mapping with provider and name, received nothing',
+    expect(problemsOf('name: dev\nmodel:\n  provider: openai\n').map((problem) => problem.message)).toEqual([
+      'agents/dev.yaml:3:3 model.name: expected a string, received nothing',
+    ]);
+    expect(problemsOf('description: no name\n').map((problem) => problem.message)).toEqual([
+      'agents/dev.yaml:1:1 name: expected a name of letters, digits, "_" and "-", received nothing',
     ]);
   });
 

@@ -1,6 +1,8 @@
 import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { didYouMean } from '../../options/did-you-mean.ts';
+import { aliasesAt, resolveAgentFileAliases } from './agent-file-aliases.ts';
 import { type AgentFile, agentFileSchema } from './agent-file-schema.ts';
 
 /** One problem in an agent file, with where it is (AG-1). */
@@ -18,8 +20,6 @@ export interface AgentFileProblem {
   /** `file:line:col key: expected …, received …`. */
   readonly message: string;
 }
-
-const camel = (key: string): string => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** How a value found in the file is shown after "received". */
 function describeReceived(node: unknown): string {
@@ -95,6 +95,22 @@ export function parseAgentFile(text: string, file: string): AgentFile {
     );
   }
   let value: unknown;
+  let written: ReadonlyMap<string, string> = new Map();
+  if (problems.length === 0) {
+    // The documents' own spellings (seed 004's snake_case, seed 000's and 003's keys) become the
+    // keys they stand for, keeping their positions for any later message.
+    const aliases = resolveAgentFileAliases(document);
+    written = aliases.written;
+    for (const problem of aliases.problems) {
+      add(
+        position((problem.pair.key as Node | undefined)?.range?.[0]),
+        problem.alias,
+        problem.key,
+        JSON.stringify(problem.alias.split('.').at(-1)),
+        problem.message,
+      );
+    }
+  }
   if (problems.length === 0) {
     try {
       value = document.toJS({ maxAliasCount: 100 });
@@ -126,13 +142,14 @@ export function parseAgentFile(text: string, file: string): AgentFile {
         node = depth === 0 ? document.contents : document.getIn(path.slice(0, depth), true);
       }
       const exact = path.length === 0 ? document.contents : document.getIn(path, true);
-      const key = path.map(String).join('.');
+      const dotted = path.map(String).join('.');
+      const key = written.get(dotted) ?? dotted;
       if (issue.code === 'unrecognized_keys' && isMap(node)) {
         for (const unknown of issue.keys) {
           const pair = node.items.find((item) => isScalar(item.key) && item.key.value === unknown);
           const keyNode = pair?.key as Node | undefined;
           const known = knownKeys(path);
-          const suggestion = known.includes(camel(unknown)) ? ` (did you mean ${camel(unknown)}?)` : '';
+          const suggestion = didYouMean(unknown, [...known, ...aliasesAt(path)]);
           add(
             position(keyNode?.range?.[0]),
             [...path.map(String), unknown].join('.'),

@@ -34,7 +34,7 @@ export function registerAgents(program: Command): void {
               path: entry.path,
               source: entry.source,
               ...(entry.description === undefined ? {} : { description: entry.description }),
-              ...(entry.file === undefined
+              ...(entry.file?.model === undefined
                 ? {}
                 : { model: `${entry.file.model.provider}:${entry.file.model.name}` }),
               ...(entry.error === undefined ? {} : { error: entry.error.message }),
@@ -53,7 +53,11 @@ export function registerAgents(program: Command): void {
         const width = Math.max(...entries.map((entry) => entry.name.length));
         for (const entry of entries) {
           const model =
-            entry.file === undefined ? '' : `${entry.file.model.provider}:${entry.file.model.name}`;
+            entry.file === undefined
+              ? ''
+              : entry.file.model === undefined
+                ? '(model from --model)'
+                : `${entry.file.model.provider}:${entry.file.model.name}`;
           const about =
             entry.error === undefined
               ? (entry.description ?? '')

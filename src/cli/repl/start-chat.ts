@@ -50,7 +50,9 @@ function modelSpecOf(loaded: LoadedAgentFile | undefined, options: ChatCliOption
   if (base === undefined) {
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
-      'no model: pass --model provider:name (e.g. openai:gpt-4o, openai-compatible:qwen2.5:32b with --base-url), set CHATFOLD_MODEL, or name an agent file',
+      loaded === undefined
+        ? 'no model: pass --model provider:name (e.g. openai:gpt-4o, openai-compatible:qwen2.5:32b with --base-url), set CHATFOLD_MODEL, or name an agent file'
+        : `no model: ${loaded.path} has no model section; add one (model: { provider, name }) or pass --model provider:name (e.g. openai-compatible:qwen2.5:32b with --base-url)`,
       {},
     );
   }

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAgentFile } from '../../src/agent/agent-file/find-agents.ts';
+
+// Issue 18 item 2: the design documents' example agent files, kept in examples/agents/seed-*/
+// as the documents write them (seed 004's three YAML files unchanged), load and mean what the
+// documents say.
+
+const EXAMPLES = new URL('../../examples/agents/', import.meta.url).pathname;
+
+const load = (file: string) => loadAgentFile(path.join(EXAMPLES, file));
+
+describe('the documents’ agent files load as written', () => {
+  it('seed 004: assistant — N = 30, K = 128,000, 6 recent messages, auto summarize; no model (given on the command line)', async () => {
+    const { file } = await load('seed-004/assistant.yaml');
+    expect(file).toEqual({
+      name: 'assistant',
+      context: {
+        autoSummarize: true,
+        maxMessagesBeforeSummary: 30,
+        maxTokensBeforeSummary: 128_000,
+        minRecentMessages: 6,
+      },
+    });
+  });
+
+  it('seed 004: quick_assistant and researcher — their own N and K', async () => {
+    expect((await load('seed-004/quick_assistant.yaml')).file).toEqual({
+      name: 'quick_assistant',
+      context: { maxMessagesBeforeSummary: 15, maxTokensBeforeSummary: 32_000 },
+    });
+    expect((await load('seed-004/researcher.yaml')).file).toEqual({
+      name: 'researcher',
+      context: { maxMessagesBeforeSummary: 50, maxTokensBeforeSummary: 180_000 },
+    });
+  });
+
+  it('seed 000 §3.3: the code reviewer — explicit 200,000-token window, history summarize, instructions from a file', async () => {
+    const loaded = await load('seed-000/code_reviewer.yaml');
+    expect(loaded.file).toEqual({
+      name: 'code_reviewer',
+      model: { provider: 'anthropic', name: 'claude-sonnet', maxInputTokens: 200_000 },
+      instructions: { file: '../prompts/code_review_prompt.md' },
+      tools: ['read_file', 'list_directory'],
+      history: 'summarize',
+    });
+    expect(loaded.instructions).toMatch(/^You review code\./);
+  });
+
+  it('seed 003: the local assistant — 32,000-token window, compaction at 28,000, truncation keeping 10', async () => {
+    expect((await load('seed-003/local_assistant.yaml')).file).toEqual({
+      name: 'local_assistant',
+      model: {
+        provider: 'openai-compatible',
+        name: 'qwen2.5-32b',
+        baseURL: 'http://localhost:1234/v1',
+        maxInputTokens: 32_000,
+      },
+      history: 'truncation',
+      context: { maxTokensBeforeSummary: 28_000, minRecentMessages: 10 },
+    });
+  });
+});
