@@ -96,6 +96,8 @@ export function toStreamEvent(event: AgentEvent): StreamEvent | undefined {
       };
     case 'message':
     case 'done':
+    // The gauge reads status().underReport; the turn itself needs no event.
+    case 'usage-under-reported':
       return undefined;
   }
 }
