@@ -92,10 +92,19 @@ export async function agentDefinition(
       file.tools === undefined || file.tools.length === 0
         ? undefined
         : workspaceTools(await openWorkspaceRoot(options.workspace), { names: file.tools });
+    // An agent file may leave the model to the command line (seed 004's files have none).
+    const fileModel = file.model ?? (options.model === undefined ? undefined : parseModelSpec(options.model));
+    if (fileModel === undefined) {
+      throw new ChatfoldError(
+        'E_INVALID_OPTIONS',
+        `no model: ${loaded.path} has no model section; add one (model: { provider, name }) or pass --model provider:name`,
+        { path: loaded.path },
+      );
+    }
     return {
       name: file.name,
       model: definedOnly({
-        ...file.model,
+        ...fileModel,
         ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
         ...window,
       }),
