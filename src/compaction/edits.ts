@@ -80,21 +80,8 @@ export class PlanEdits {
 
   /** Folds a stage's edits (relative to the stage's input) into the plan. */
   add(edits: StrategyEdits): void {
-    for (const id of edits.drop ?? []) {
-      if (this.#original.has(id)) {
-        this.#dropped.add(id);
-        this.#replaced.delete(id);
-      } else {
-        this.#inserted = this.#inserted.filter((entry) => entry.message.id !== id);
-      }
-    }
-    for (const { id, message } of edits.replace ?? []) {
-      if (this.#original.has(id)) this.#replaced.set(id, message);
-      else {
-        const entry = this.#inserted.find((item) => item.message.id === id);
-        if (entry !== undefined) entry.message = message;
-      }
-    }
+    // Insertions first: one may stand before a message this stage drops (a marker that merges
+    // an earlier one is placed before it), and takes that message's anchor and place.
     for (const { beforeId, message } of edits.insert ?? []) {
       if (beforeId !== null && !this.#original.has(beforeId)) {
         // Before a message an earlier stage inserted: same anchor, just ahead of it.
@@ -111,6 +98,21 @@ export class PlanEdits {
         at = last >= 0 ? last + 1 : this.#inserted.length;
       }
       this.#inserted.splice(at, 0, { anchor: beforeId, message });
+    }
+    for (const id of edits.drop ?? []) {
+      if (this.#original.has(id)) {
+        this.#dropped.add(id);
+        this.#replaced.delete(id);
+      } else {
+        this.#inserted = this.#inserted.filter((entry) => entry.message.id !== id);
+      }
+    }
+    for (const { id, message } of edits.replace ?? []) {
+      if (this.#original.has(id)) this.#replaced.set(id, message);
+      else {
+        const entry = this.#inserted.find((item) => item.message.id === id);
+        if (entry !== undefined) entry.message = message;
+      }
     }
   }
 

@@ -139,14 +139,21 @@ describe('planCompaction (RT-1)', () => {
     expect(summarizerSignal?.aborted).toBe(true);
   });
 
-  it('reports a summarizer failure as a typed fallback event and in the plan', async () => {
+  it('a failed manual summary is an error by default (nothing changes), a fallback only when the policy says so', async () => {
+    const failing = async () => {
+      throw new Error('503');
+    };
+    const error = await compact(agentRun(20), { ...options, mode: 'manual', summarizer: failing }).catch(
+      (e: unknown) => e,
+    );
+    expect(ChatfoldError.hasCode(error, 'E_SUMMARY_FAILED')).toBe(true);
+    expect((error as Error).message).toMatch(/503/);
     const events: string[] = [];
     const { plan } = await compact(agentRun(20), {
       ...options,
       mode: 'manual',
-      summarizer: async () => {
-        throw new Error('503');
-      },
+      policy: { onFailure: { manual: 'extractive' } },
+      summarizer: failing,
       onEvent: (event) => events.push(event.type),
     });
     expect(plan.fallbacks).toEqual([
@@ -157,6 +164,22 @@ describe('planCompaction (RT-1)', () => {
       }),
     ]);
     expect(plan.summary?.source).toBe('extractive');
+    expect(events).toContain('compaction-fallback');
+  });
+
+  it('an automatic compaction falls back to the extractive summary and says so in an event and the plan', async () => {
+    const events: string[] = [];
+    const { plan } = await compact(agentRun(20), {
+      ...options,
+      summarizer: async () => {
+        throw new Error('503');
+      },
+      onEvent: (event) => events.push(event.type),
+    });
+    expect(plan.mode).toBe('auto');
+    expect(plan.fallbacks).toEqual([
+      expect.objectContaining({ source: 'summarizer', fallback: 'extractive' }),
+    ]);
     expect(events).toContain('compaction-fallback');
   });
 

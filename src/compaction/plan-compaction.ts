@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../defaults.ts';
 import { assertMessages } from '../messages/check-messages.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { assertValid } from '../messages/validate.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
@@ -16,6 +17,7 @@ import { summaryRecordOf } from '../strategies/summarize.ts';
 import { groupUnits } from '../strategies/tool-groups.ts';
 import type { Summarizer } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import { compactionCache } from './compaction-cache.ts';
 import { compactionPolicy } from './compaction-policy.ts';
 import { measureContext } from './measure-context.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
@@ -51,8 +53,9 @@ export async function planCompaction(
   messages: readonly Message[],
   options: CompactOptions = {},
 ): Promise<CompactionPlan> {
-  const checked = assertMessages(messages, 'planCompaction');
-  return (await runPlanner(checked, parseCompactOptions(options, 'planCompaction'))).plan;
+  const cache = compactionCache(options);
+  const checked = assertMessages(messages, 'planCompaction', { cache });
+  return (await runPlanner(checked, { ...parseCompactOptions(options, 'planCompaction'), cache })).plan;
 }
 
 /**
@@ -75,8 +78,9 @@ export async function runPlanner(
   { mayCancel = true }: { readonly mayCancel?: boolean } = {},
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   options.signal?.throwIfAborted();
+  const cache = compactionCache(options);
   // Structural problems would make every projection invalid; empty messages are the caller's business.
-  assertValid(messages, { allowPendingToolCalls: true, ignore: ['empty-message'] });
+  assertValid(messages, { allowPendingToolCalls: true, ignore: ['empty-message'], cache });
   const model = resolveCompactionModel(options);
   const policy = compactionPolicy(options);
   const fallbacks: CompactionFallback[] = [];
@@ -110,6 +114,7 @@ export async function runPlanner(
   });
   return runCompaction(messages, decision, {
     ...options,
+    cache,
     counter: model.counter,
     policy,
     mayCancel,
@@ -137,6 +142,8 @@ export interface CompactionRun {
   readonly protect?: ProtectOptions | undefined;
   /** Whether a `beforeCompact` cancel is honoured (a session stops after several in a row). */
   readonly mayCancel: boolean;
+  /** The memo tables (`compactionCache`); default: the counter's, else a fresh one. */
+  readonly cache?: EngineCache | undefined;
   /** Warnings to carry into the plan (e.g. an unknown model's assumed window). */
   readonly warnings?: readonly string[] | undefined;
   /** Fallbacks already taken while measuring (the plan lists them too). */
@@ -156,6 +163,7 @@ export async function runCompaction(
   run: CompactionRun,
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   const { counter, policy } = run;
+  const cache = run.cache ?? compactionCache({ counter });
   const fallbacks: CompactionFallback[] = run.fallbacks ?? [];
   const onFallback = (fallback: CompactionFallback): void => {
     fallbacks.push(fallback);
@@ -229,7 +237,7 @@ export async function runCompaction(
   });
   run.signal?.throwIfAborted();
   if (hook?.cancel === true) {
-    if (mode === 'overflow') warnings.push('beforeCompact asked to cancel, ignored: the prompt does not fit');
+    if (decision.mustFit) warnings.push('beforeCompact asked to cancel, ignored: the prompt does not fit');
     else if (run.mayCancel) return unchanged('cancelled by beforeCompact', true);
     else
       warnings.push(
@@ -267,6 +275,7 @@ export async function runCompaction(
       ),
       force: decision.summarizeBelowTarget,
       scope,
+      cache,
       ...(run.provider === undefined ? {} : { provider: run.provider }),
       ...(run.signal === undefined ? {} : { signal: run.signal }),
       onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),

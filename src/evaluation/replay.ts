@@ -165,7 +165,7 @@ export async function replayConversation(
     let tokens = counter.count(projection).total;
     let compacted = false;
     const decision = evaluate(tokens, projection.length, sinceCompaction);
-    if (decision.compact && (decision.mode === 'overflow' || isCompactionAllowed(guard, next))) {
+    if (decision.compact && (decision.mustFit || isCompactionAllowed(guard, next))) {
       try {
         // Decided once above; the run never decides again (the same path a session takes).
         const { plan } = await runCompaction(projection, decision, {

@@ -38,8 +38,13 @@ export interface TriggerCondition {
 /** The one decision (Engine 2): whether to compact now, in which mode, and to what size. */
 export interface CompactionDecision {
   readonly compact: boolean;
-  /** The mode a compaction runs in: `overflow` whenever the prompt does not fit. */
+  /** The mode a compaction runs in: `overflow` when the provider reported one, else as requested. */
   readonly mode: CompactionMode;
+  /**
+   * The prompt does not fit the budget (window − reserve − margin − tools) or the provider said
+   * so: the compaction cannot be cancelled, waits for no back-off, and ignores the floor.
+   */
+  readonly mustFit: boolean;
   /** Why, in words, e.g. `prompt 3,900 ≥ 95 % of the window 4,096`. */
   readonly reason: string;
   /** The name of the policy that decided. */
@@ -150,18 +155,30 @@ export function decide(
     firing >= 0 &&
     conditions.some((condition) => condition.group === firing && condition.kind === 'messages');
   const base = { budget, promptTokens: prompt, target, conditions, policyName: policy.name };
-  if (requested === 'overflow' || measure.tokens > budget.messages) {
+  if (requested === 'overflow') {
     return {
       ...base,
       compact: true,
       mode: 'overflow',
-      reason:
-        requested === 'overflow'
-          ? 'the provider reported a context overflow'
-          : `prompt ${format(prompt)} does not fit: messages ${format(measure.tokens)} > budget ${format(budget.messages)} (window ${format(budget.window)} − reserve ${format(budget.responseReserve)} − margin ${format(budget.safetyMargin)} − tools ${format(budget.toolTokens)})`,
+      mustFit: true,
+      reason: 'the provider reported a context overflow',
       heldByFloor: false,
       summarizeBelowTarget: false,
       scope: 'retention',
+    };
+  }
+  if (measure.tokens > budget.messages) {
+    // The reserve and margin are guaranteed apart from the triggers: a prompt that would eat
+    // into them is compacted now, whatever the triggers, the floor or a hook say.
+    return {
+      ...base,
+      compact: true,
+      mode: requested,
+      mustFit: true,
+      reason: `the prompt ${format(prompt)} would eat into the answer's reserve: messages ${format(measure.tokens)} > budget ${format(budget.messages)} (window ${format(budget.window)} − reserve ${format(budget.responseReserve)} − margin ${format(budget.safetyMargin)} − tools ${format(budget.toolTokens)})`,
+      heldByFloor: false,
+      summarizeBelowTarget: requested === 'manual',
+      scope: requested === 'manual' ? policy.manual.scope : 'retention',
     };
   }
   if (requested === 'manual') {
@@ -169,6 +186,7 @@ export function decide(
       ...base,
       compact: true,
       mode: 'manual',
+      mustFit: false,
       reason: 'manual compaction',
       heldByFloor: false,
       summarizeBelowTarget: true,
@@ -179,6 +197,7 @@ export function decide(
     ...base,
     compact: false,
     mode: 'auto',
+    mustFit: false,
     reason,
     heldByFloor,
     summarizeBelowTarget: false,
@@ -207,6 +226,7 @@ export function decide(
     ...base,
     compact: true,
     mode: 'auto',
+    mustFit: false,
     reason: fired,
     heldByFloor: false,
     // A trigger that counts messages, or one that fires at or below the target, means "summarize

@@ -449,7 +449,7 @@ describe('summarizer back-off (RT-4)', () => {
     const fallbacks: SessionEvent[] = [];
     session.on('summarizer-backoff', (event) => fallbacks.push(event));
     await session.append(agentRun(30));
-    await session.compact();
+    await session.compact({ mode: 'auto' }); // automatic: only these back off
     expect(fallbacks).toHaveLength(1);
     const callsAfterFirst = summarizer.calls.length;
     now += 31_000; // the back-off is over: the summarizer is configured again
@@ -459,7 +459,7 @@ describe('summarizer back-off (RT-4)', () => {
         .slice(2)
         .map((message) => ({ ...message, id: `next_${message.id}` })),
     );
-    const report = await session.compact();
+    const report = await session.compact({ mode: 'auto' });
     expect(report.compacted).toBe(true);
     expect(summarizer.calls).toHaveLength(callsAfterFirst); // the summarizer was not called, so it did not fail
     expect(report.summary).toBeUndefined(); // this compaction wrote no summary…

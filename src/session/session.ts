@@ -340,8 +340,7 @@ export class ChatfoldSession implements Session {
     const decision = await this.#decide(request, options.signal);
     let runs = decision.compact;
     // TRG-5: after a stalled or failed automatic compaction, wait (a prompt that does not fit never waits).
-    if (runs && decision.mode === 'auto' && !mayAutoCompact(this.#state, this.#projection.lastSeq))
-      runs = false;
+    if (runs && !decision.mustFit && !mayAutoCompact(this.#state, this.#projection.lastSeq)) runs = false;
     const tokens = decision.promptTokens - decision.budget.toolTokens;
     const idle = (reason: string): CompactionReport =>
       idleReport({
@@ -354,7 +353,7 @@ export class ChatfoldSession implements Session {
       });
     let report: CompactionReport | undefined;
     let summarizerAllowed = true;
-    if (runs && decision.mode === 'auto' && this.#backgroundJobs.isEnabled) {
+    if (runs && !decision.mustFit && this.#backgroundJobs.isEnabled) {
       // The plan a worker prepared applies with no model call; while it is still being written
       // and the prompt fits, the prompt goes as is; over the budget, fit it now without an LLM.
       report = await this.#backgroundJobs.apply(this.#counter);
@@ -363,12 +362,8 @@ export class ChatfoldSession implements Session {
         report = idle('a background summary is being prepared; the prompt fits until it is ready');
       }
       runs = false;
-    } else if (
-      runs &&
-      decision.mode === 'overflow' &&
-      this.#backgroundJobs.isEnabled &&
-      options.overflow === undefined
-    ) {
+    } else if (runs && decision.mode === 'auto' && this.#backgroundJobs.isEnabled) {
+      // Over the budget: a ready background plan applies; else fit now without waiting for a model.
       const applied = await this.#backgroundJobs.apply(this.#counter);
       if (applied !== undefined) {
         report = applied;

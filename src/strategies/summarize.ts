@@ -10,7 +10,7 @@ import type { Summarizer } from '../summarize/types.ts';
 import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from './chatfold-metadata.ts';
 import { clipText } from './clip.ts';
 import { isUserTurn } from './protect.ts';
-import { retentionStart } from './retention.ts';
+import { pendingInputStart, retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
 import type { Strategy, StrategyContext, StrategyResult } from './types.ts';
@@ -186,14 +186,23 @@ function retentionStartFor(
   for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
   const room = Math.max(0, context.target - headTokens - MIN_SUMMARY_TOKENS);
   const hasRetention = options.retentionTokens !== undefined || options.retentionMessages !== undefined;
+  // The pending input is sent whatever the retention says (FR-1.5.1 "recent messages + input").
+  const end = Math.max(headEnd, pendingInputStart(messages, isUserTurn));
   if (hasRetention) {
+    let inputTokens = 0;
+    for (let i = end; i < messages.length; i++)
+      inputTokens += context.counter.countMessage(messages[i] as Message);
     return retentionStart(
       messages,
       units,
       headEnd,
       {
         maxMessages: options.retentionMessages,
-        maxTokens: Math.min(options.retentionTokens ?? Number.POSITIVE_INFINITY, room),
+        maxTokens: Math.min(
+          options.retentionTokens ?? Number.POSITIVE_INFINITY,
+          Math.max(0, room - inputTokens),
+        ),
+        end,
       },
       context,
     );
@@ -299,6 +308,7 @@ async function summarizeOnce(
     maxTokens,
     timeoutMs: options.timeoutMs ?? DEFAULTS.summaryTimeoutMs,
     counter: context.counter,
+    ...(context.cache === undefined ? {} : { cache: context.cache }),
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),
   });
@@ -322,10 +332,18 @@ async function summarizeOnce(
   let text = result.text;
   // A summary larger than the room left would push the prompt over the target: clip it, say so.
   const textTokens = context.counter.countText(text);
-  const limit = Math.max(maxTokens, room);
+  // An explicit size (the policy's `summary.maxTokens`) is a cap; otherwise the room the target leaves is.
+  const limit = options.maxSummaryTokens ?? Math.max(maxTokens, room);
   if (textTokens > limit && result.source !== 'custom') {
     const charsPerToken = text.length / Math.max(1, textTokens);
-    text = clipText(text, Math.floor(limit * charsPerToken), 'the summary');
+    const original = text;
+    // The clip marker costs tokens too: cut again by what is still over (a few passes at most).
+    for (let keep = Math.floor(limit * charsPerToken), pass = 0; pass < 4; pass++) {
+      text = clipText(original, Math.max(0, keep), 'the summary');
+      const over = context.counter.countText(text) - limit;
+      if (over <= 0) break;
+      keep -= Math.ceil(over * charsPerToken);
+    }
     context.onFallback?.({
       source: 'summarizer',
       stage: 'summarize',
