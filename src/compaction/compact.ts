@@ -1,6 +1,7 @@
 import { assertMessages } from '../messages/check-messages.ts';
 import type { Message } from '../messages/types.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
+import { compactionCache } from './compaction-cache.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
 import { runPlanner } from './plan-compaction.ts';
 import type { CompactionPlan } from './types.ts';
@@ -33,8 +34,9 @@ export async function compact(
   messages: readonly Message[],
   options: CompactOptions = {},
 ): Promise<CompactResult> {
+  const cache = compactionCache(options);
   // MSG-4: malformed input is a typed error naming `compact` and the path, before any work.
-  const checked = assertMessages(messages, 'compact');
-  const { plan } = await runPlanner(checked, parseCompactOptions(options, 'compact'));
+  const checked = assertMessages(messages, 'compact', { cache });
+  const { plan } = await runPlanner(checked, { ...parseCompactOptions(options, 'compact'), cache });
   return { messages: plan.compacted ? applyCompactionPlan(messages, plan) : messages, plan };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
 import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
 import { type TriggerGroup, triggerGroupSchema } from '../policy/context-policy.ts';
@@ -86,6 +87,8 @@ export interface CompactOptions extends CompactionSettings {
   readonly mode?: CompactionMode;
   /** Aborts the compaction and any in-flight summary; the call rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** Memo tables to reuse between calls (`createEngineCache()`); default: the counter's, else fresh per call. */
+  readonly cache?: EngineCache;
 }
 
 const positiveInt = z.number().int().positive();
@@ -140,6 +143,7 @@ const compactOptionsSchema = z
   .object({
     ...compactionSettingsShape,
     mode: z.enum(['auto', 'manual', 'overflow']).optional(),
+    cache: withMethods<EngineCache>('an engine cache (createEngineCache())', ['table']).optional(),
     signal: z
       .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
       .optional(),

@@ -7,12 +7,14 @@
  * received number`) instead of a `TypeError` deep inside.
  *
  * The rules are {@link messageSchema}'s. The check itself is a hand-written pass that
- * allocates nothing (zod would cost 4–16 µs a message on every call); a message object that
- * passed once is remembered with its size (messages are immutable: their types are
- * `readonly`, and token counts are cached by object the same way), so a warm call costs one
- * `WeakMap` lookup per message. The schema words the error when a message fails.
+ * allocates nothing (zod would cost 4–16 µs a message on every call); given an
+ * {@link EngineCache}, a message object that passed once is remembered there with its size
+ * (messages are immutable: their types are `readonly`, and token counts are cached by object
+ * the same way), so a warm call with the same cache costs one `WeakMap` lookup per message.
+ * The schema words the error when a message fails.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { cacheTable, type EngineCache } from './engine-cache.ts';
 import { isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 import { messageInputSchema, messageSchema } from './message-schema.ts';
 import { parseProviderInput } from './provider-input.ts';
@@ -25,13 +27,22 @@ export const DEFAULT_MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
 export interface AssertMessagesOptions {
   /** Largest total text of one message. Default {@link DEFAULT_MAX_MESSAGE_CHARS}. */
   readonly maxMessageChars?: number;
+  /** Remember the messages that passed here, and skip those it remembers. */
+  readonly cache?: EngineCache | undefined;
 }
 
 /**
- * Message objects that passed the check, with their size (0 for `normalizeMessages` output,
- * already held to the caller's own limit), so a warm call still applies its size limit.
+ * Message objects that passed the check, with their size, so a warm call still applies its
+ * size limit.
  */
-const checked = new WeakMap<object, number>();
+const CHECKED = cacheTable('messages.checked', () => new WeakMap<object, number>());
+
+/**
+ * Marks `normalizeMessages` output: checked there, against the caller's own size limit, and
+ * accepted everywhere from then on. A non-enumerable property of the object chatfold made
+ * (copies do not carry it), not a table.
+ */
+const NORMALIZED = Symbol('chatfold.normalized');
 
 /**
  * Checks that `value` is an array of well-formed neutral messages and returns it unchanged
@@ -65,7 +76,8 @@ export function assertMessages(
     );
   }
   const limit = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
-  for (let index = 0; index < value.length; index++) checkOne(value[index], index, fn, limit, false);
+  const checked = options.cache?.table(CHECKED);
+  for (let index = 0; index < value.length; index++) checkOne(value[index], index, fn, limit, checked);
   return value as readonly Message[];
 }
 
@@ -76,10 +88,16 @@ export function assertMessages(
  * @param value The message.
  * @param index Its index in the caller's list, for the error path; omit for a lone message.
  * @param fn The public function being called.
+ * @param options The cache that remembers checked messages.
  * @throws ChatfoldError As {@link assertMessages}.
  */
-export function assertMessage(value: unknown, index: number | undefined, fn: string): Message {
-  checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, false);
+export function assertMessage(
+  value: unknown,
+  index: number | undefined,
+  fn: string,
+  options: Pick<AssertMessagesOptions, 'cache'> = {},
+): Message {
+  checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, options.cache?.table(CHECKED));
   return value as Message;
 }
 
@@ -88,22 +106,29 @@ export function assertMessage(value: unknown, index: number | undefined, fn: str
  * before it fills them in. Not remembered: the input objects are copied.
  */
 export function assertMessageInput(value: unknown, index: number, fn: string, maxMessageChars: number): void {
-  checkOne(value, index, fn, maxMessageChars, true);
+  checkOne(value, index, fn, maxMessageChars, undefined, true);
 }
 
-/** Remembers a message as checked (`normalizeMessages` output: already checked, whatever its limit). */
+/** Marks a message as checked (`normalizeMessages` output: already checked, whatever its limit). */
 export function markChecked(message: Message): void {
-  checked.set(message, 0);
+  Object.defineProperty(message, NORMALIZED, { value: true });
 }
+
+/** Whether `value` is `normalizeMessages` output (checked there). */
+const isNormalized = (value: object): boolean => NORMALIZED in value;
 
 function checkOne(
   value: unknown,
   index: number | undefined,
   fn: string,
   limit: number,
-  input: boolean,
+  checked: WeakMap<object, number> | undefined,
+  input = false,
 ): void {
-  const known = input || typeof value !== 'object' || value === null ? undefined : checked.get(value);
+  const known =
+    input || typeof value !== 'object' || value === null
+      ? undefined
+      : (checked?.get(value) ?? (isNormalized(value) ? 0 : undefined));
   const result = known ?? messageFault(value, input);
   if (typeof result === 'number') {
     if (result > limit) {
@@ -114,7 +139,7 @@ function checkOne(
         { function: fn, ...(index === undefined ? {} : { index }), actual: result, limit },
       );
     }
-    if (!input && known === undefined) checked.set(value as object, result);
+    if (!input && known === undefined) checked?.set(value as object, result);
     return;
   }
   throw describeFault(value, index, fn, input, result);

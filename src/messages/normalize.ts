@@ -118,7 +118,7 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
     }
     stamp = message.createdAt ?? stamp ?? now().toISOString();
     const normalized: Message = { ...message, id, role, parts, createdAt: stamp };
-    if (message.id === undefined) derivedIds.add(normalized);
+    if (message.id === undefined) Object.defineProperty(normalized, DERIVED_ID, { value: true });
     // Checked above with this call's size limit: accepted everywhere from now on.
     markChecked(normalized);
     out.push(normalized);
@@ -126,7 +126,11 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
   return out;
 }
 
-const derivedIds = new WeakSet<Message>();
+/**
+ * Marks a message whose id `normalizeMessages` derived: a non-enumerable property of the
+ * object it made (a copy does not carry it), not a module table.
+ */
+const DERIVED_ID = Symbol('chatfold.derived-id');
 
 /**
  * True when `message` (the very object `normalizeMessages` or a converter returned) got its id
@@ -135,7 +139,7 @@ const derivedIds = new WeakSet<Message>();
  * replies stay two messages.
  */
 export function hasDerivedId(message: Message): boolean {
-  return derivedIds.has(message);
+  return DERIVED_ID in message;
 }
 
 /** A part with its text cleaned (lone surrogates) and its tool arguments checked; shape already checked. */

@@ -1,30 +1,41 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { cacheTable, type EngineCache } from './engine-cache.ts';
 import { jsonTextDepth, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 import type { JsonValue, ToolCallPart } from './types.ts';
 
-const parsed = new WeakMap<ToolCallPart, Readonly<Record<string, JsonValue>> | null>();
+const PARSED = cacheTable(
+  'messages.tool-arguments',
+  () => new WeakMap<ToolCallPart, Readonly<Record<string, JsonValue>> | null>(),
+);
 
 /**
  * The arguments of a tool call as an object, or undefined when they are not a JSON object.
- * Parsed once per part object: strategies, the ledger and recent-files all ask again on every
- * compaction of a long session.
+ * Parsed once per part object and `cache`: strategies, the ledger and recent-files all ask
+ * again on every compaction of a long session.
  */
-export function toolArguments(part: ToolCallPart): Readonly<Record<string, JsonValue>> | undefined {
-  let value = parsed.get(part);
+export function toolArguments(
+  part: ToolCallPart,
+  cache?: EngineCache,
+): Readonly<Record<string, JsonValue>> | undefined {
+  const parsed = cache?.table(PARSED);
+  let value = parsed?.get(part);
   if (value === undefined) {
-    value = null;
-    // Arguments nested too deep are not used (MSG-4); validate reports them.
-    if (jsonTextDepth(part.arguments) <= MAX_NESTING_DEPTH) {
-      try {
-        const json = JSON.parse(part.arguments) as JsonValue;
-        if (typeof json === 'object' && json !== null && !Array.isArray(json)) value = json;
-      } catch {
-        // Not JSON: no arguments object (validate reports it as invalid-tool-arguments).
-      }
-    }
-    parsed.set(part, value);
+    value = parseArgumentsObject(part.arguments);
+    parsed?.set(part, value);
   }
   return value ?? undefined;
+}
+
+function parseArgumentsObject(text: string): Readonly<Record<string, JsonValue>> | null {
+  // Arguments nested too deep are not used (MSG-4); validate reports them.
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) return null;
+  try {
+    const json = JSON.parse(text) as JsonValue;
+    return typeof json === 'object' && json !== null && !Array.isArray(json) ? json : null;
+  } catch {
+    // Not JSON: no arguments object (validate reports it as invalid-tool-arguments).
+    return null;
+  }
 }
 
 /** What is wrong with tool-call arguments text: not JSON, or nested too deep (MSG-4). */
@@ -44,14 +55,21 @@ export function argumentsFault(text: string): ToolArgumentsFault | undefined {
   }
 }
 
-const faults = new WeakMap<ToolCallPart, ToolArgumentsFault | null>();
+const FAULTS = cacheTable(
+  'messages.tool-arguments-fault',
+  () => new WeakMap<ToolCallPart, ToolArgumentsFault | null>(),
+);
 
-/** {@link argumentsFault} of a part, computed once per part object (`validate` runs after every stage). */
-export function toolArgumentsFault(part: ToolCallPart): ToolArgumentsFault | undefined {
-  let fault = faults.get(part);
+/**
+ * {@link argumentsFault} of a part, computed once per part object and `cache` (`validate`
+ * runs after every stage).
+ */
+export function toolArgumentsFault(part: ToolCallPart, cache?: EngineCache): ToolArgumentsFault | undefined {
+  const faults = cache?.table(FAULTS);
+  let fault = faults?.get(part);
   if (fault === undefined) {
     fault = argumentsFault(part.arguments) ?? null;
-    faults.set(part, fault);
+    faults?.set(part, fault);
   }
   return fault ?? undefined;
 }

@@ -5,6 +5,7 @@
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { assertMessages } from './check-messages.ts';
+import type { EngineCache } from './engine-cache.ts';
 import { MAX_NESTING_DEPTH } from './json-depth.ts';
 import { toolArgumentsFault } from './tool-arguments.ts';
 import type { Message, Part, Provider, Role } from './types.ts';
@@ -58,6 +59,8 @@ export interface ValidateOptions {
   readonly allowPendingToolCalls?: boolean;
   /** Problem kinds not to report. */
   readonly ignore?: readonly ValidationProblemKind[];
+  /** Remembers checked messages and parsed tool arguments between calls (a session's, a compaction's). */
+  readonly cache?: EngineCache | undefined;
 }
 
 const ALLOWED_PARTS: ReadonlyMap<string, ReadonlySet<Part['type']>> = new Map<
@@ -160,8 +163,8 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
 }
 
 function problemsOf(messages: readonly Message[], options: ValidateOptions, fn: string): ValidationProblem[] {
-  assertMessages(messages, fn);
-  const { provider, allowPendingToolCalls = false, ignore = [] } = options;
+  const { provider, allowPendingToolCalls = false, ignore = [], cache } = options;
+  assertMessages(messages, fn, { cache });
   const ignored = new Set<ValidationProblemKind>(ignore);
   const problems: ValidationProblem[] = [];
   const report = (kind: ValidationProblemKind, index: number, text: string, callId?: string): void => {
@@ -240,7 +243,7 @@ function problemsOf(messages: readonly Message[], options: ValidateOptions, fn: 
         );
       }
       if (part.type === 'tool-call') {
-        const fault = toolArgumentsFault(part);
+        const fault = toolArgumentsFault(part, cache);
         if (fault !== undefined) {
           report(
             'invalid-tool-arguments',

@@ -6,6 +6,7 @@ import {
   summaryFieldsSchema,
 } from '../compaction/plan-schema.ts';
 import { contentHash } from '../messages/content-hash.ts';
+import { cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part, TextPart, ToolResultPart } from '../messages/types.ts';
 import { checkRecordVersion, parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 
@@ -105,24 +106,28 @@ function versioned(record: ChatfoldMetadata): ChatfoldMetadata {
   return record.version === undefined ? { version: CHATFOLD_METADATA_FORMAT.version, ...record } : record;
 }
 
-const transformed = new WeakMap<Message, Map<string, Message>>();
+/** Transforms made of each message, by parts and record (at most a few per message). */
+const TRANSFORMED = cacheTable('strategies.transformed', () => new WeakMap<Message, Map<string, Message>>());
 
 /**
  * A copy of `message` with new parts and its chatfold record set; the id stays the same.
- * The same transform of the same message object returns the same object, so counts and
- * ledger facts cached per object carry over between compactions (and prompts stay
+ * With a `cache`, the same transform of the same message object returns the same object, so
+ * counts and ledger facts cached per object carry over between compactions (and prompts stay
  * reference-identical for the prefix check of RT-5).
  */
 export function transformMessage(
   message: Message,
   parts: readonly Part[],
   record: ChatfoldMetadata,
+  cache?: EngineCache,
 ): Message {
+  const transformed = cache?.table(TRANSFORMED);
+  if (transformed === undefined) return withRecord(message, parts, record);
   const key = JSON.stringify([parts, record]);
   let byKey = transformed.get(message);
   const known = byKey?.get(key);
   if (known !== undefined) return known;
-  const next: Message = { ...message, parts, metadata: { ...message.metadata, chatfold: versioned(record) } };
+  const next = withRecord(message, parts, record);
   if (byKey === undefined) {
     byKey = new Map();
     transformed.set(message, byKey);
@@ -131,6 +136,10 @@ export function transformMessage(
   }
   byKey.set(key, next);
   return next;
+}
+
+function withRecord(message: Message, parts: readonly Part[], record: ChatfoldMetadata): Message {
+  return { ...message, parts, metadata: { ...message.metadata, chatfold: versioned(record) } };
 }
 
 /**

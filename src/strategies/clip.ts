@@ -1,5 +1,6 @@
 import type { PlanReplacement } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Part } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
@@ -31,7 +32,12 @@ const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdf
  * reasoning) are cut head+tail proportionally. Tool-call arguments stay intact (they must
  * remain valid JSON). Returns the message unchanged when it already fits.
  */
-export function clipMessage(message: Message, maxTokens: number, counter: TokenCounter): Message {
+export function clipMessage(
+  message: Message,
+  maxTokens: number,
+  counter: TokenCounter,
+  cache?: EngineCache,
+): Message {
   const tokens = counter.countMessage(message);
   if (tokens <= maxTokens) return message;
   let clippable = 0;
@@ -63,7 +69,7 @@ export function clipMessage(message: Message, maxTokens: number, counter: TokenC
         return part;
     }
   });
-  return transformMessage(message, parts, { transform: 'clipped', originalTokens: tokens });
+  return transformMessage(message, parts, { transform: 'clipped', originalTokens: tokens }, cache);
 }
 
 function clippableChars(part: Part): number {
@@ -100,7 +106,7 @@ export function clip({ maxShare = DEFAULTS.clipShare }: ClipOptions = {}): Strat
         // An earlier summary is merged and shrunk by `summarize` (SUM-2, SUM-6); clipping it
         // here would cut its ledger.
         if (chatfoldMetadata(message)?.transform === 'summary') continue;
-        const next = clipMessage(message, limit, context.counter);
+        const next = clipMessage(message, limit, context.counter, context.cache);
         if (next !== message) replace.push({ id: message.id, message: next });
       }
       const clipped = replace.length;

@@ -116,7 +116,7 @@ export function mask({
           );
         });
         if (!changed) continue;
-        const next = transformMessage(message, parts, { transform: 'masked' });
+        const next = transformMessage(message, parts, { transform: 'masked' }, context.cache);
         tokens += context.counter.countMessage(next) - context.counter.countMessage(message);
         replace.push({ id: message.id, message: next });
       }

@@ -47,6 +47,7 @@ function preservesStructure(byId: ReadonlyMap<string, Message>, edits: StrategyE
 function validationOptions(context: StrategyContext) {
   return {
     ...(context.provider === undefined ? {} : { provider: context.provider }),
+    cache: context.cache,
     allowPendingToolCalls: true,
     // Empty messages are the caller's to send or not; compaction never creates them.
     ignore: ['empty-message' as const],

@@ -5,6 +5,7 @@ import type {
   PlanReplacement,
   StageEffect,
 } from '../compaction/types.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 
@@ -38,6 +39,11 @@ export interface StrategyContext {
   readonly force?: boolean;
   /** What this run covers: `all` messages (a manual "summarize everything") or all but the retained tail. */
   readonly scope?: 'all' | 'retention';
+  /**
+   * The memo tables of whoever owns this compaction (a session, a caller's `cache`); without
+   * one, each stage works from a fresh cache.
+   */
+  readonly cache?: EngineCache;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { cacheOrFresh, cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 import type { FactLedger } from './types.ts';
@@ -92,7 +93,7 @@ const GROUP_OF: Readonly<Record<keyof FactLedger, FactGroup>> = {
 };
 /** A message's facts of each group scanned so far (a scan fills every list of its group). */
 type MessageFacts = Partial<Record<keyof FactLedger, string[]>>;
-const factsByMessage = new WeakMap<Message, MessageFacts>();
+const FACTS = cacheTable('summarize.ledger-facts', () => new WeakMap<Message, MessageFacts>());
 
 /**
  * Calls `onText` for every text of a message the ledger reads (with whether error lines
@@ -101,6 +102,7 @@ const factsByMessage = new WeakMap<Message, MessageFacts>();
  */
 function walkMessage(
   message: Message,
+  cache: EngineCache | undefined,
   onText: (text: string, withErrors: boolean) => void,
   onCall?: (name: string, args: Readonly<Record<string, JsonValue>>) => void,
   onErrorResult?: (text: string) => void,
@@ -108,7 +110,7 @@ function walkMessage(
   for (const part of message.parts) {
     if (part.type === 'text') onText(part.text, message.role !== 'user');
     else if (part.type === 'tool-call') {
-      const args = toolArguments(part);
+      const args = toolArguments(part, cache);
       if (args === undefined) continue;
       onCall?.(part.name, args);
       for (const value of Object.values(args))
@@ -123,7 +125,7 @@ function walkMessage(
   }
 }
 
-function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): void {
+function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cache?: EngineCache): void {
   const list = (key: keyof FactLedger): string[] => {
     const created: string[] = [];
     facts[key] = created;
@@ -136,6 +138,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
       const commands = list('commands');
       walkMessage(
         message,
+        cache,
         () => {},
         (name, args) => {
           const subcommand =
@@ -159,14 +162,14 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
     }
     case 'urls': {
       const urls = list('urls');
-      walkMessage(message, (text) => {
+      walkMessage(message, cache, (text) => {
         for (const match of scanWindow(text).matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
       });
       return;
     }
     case 'identifiers': {
       const identifiers = list('identifiers');
-      walkMessage(message, (text) => {
+      walkMessage(message, cache, (text) => {
         const window = scanWindow(text);
         for (const match of window.matchAll(COMMIT)) identifiers.push(match[0]);
         for (const match of window.matchAll(ISSUE)) identifiers.push(match[0]);
@@ -176,7 +179,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
     }
     case 'numbers': {
       const numbers = list('numbers');
-      walkMessage(message, (text) => {
+      walkMessage(message, cache, (text) => {
         for (const match of scanWindow(text).matchAll(NUMBER_WITH_UNIT)) numbers.push(match[0]);
       });
       return;
@@ -185,6 +188,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
       const errors = list('errors');
       walkMessage(
         message,
+        cache,
         (text, withErrors) => {
           if (withErrors)
             for (const match of scanWindow(text).matchAll(ERROR_LINE)) errors.push(clipItem(match[0]));
@@ -202,13 +206,18 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts): voi
  * once per message object, and only when asked (a ledger whose identifiers are full never
  * runs the identifier patterns over older messages).
  */
-function messageFacts(message: Message, key: keyof FactLedger): readonly string[] {
+function messageFacts(
+  message: Message,
+  key: keyof FactLedger,
+  factsByMessage: WeakMap<Message, MessageFacts>,
+  cache: EngineCache,
+): readonly string[] {
   let facts = factsByMessage.get(message);
   if (facts === undefined) {
     facts = {};
     factsByMessage.set(message, facts);
   }
-  if (facts[key] === undefined) scanGroup(message, GROUP_OF[key], facts);
+  if (facts[key] === undefined) scanGroup(message, GROUP_OF[key], facts, cache);
   return facts[key] ?? [];
 }
 
@@ -217,13 +226,16 @@ function messageFacts(message: Message, key: keyof FactLedger): readonly string[
  * what earlier summaries carried stays, newest last). Each fact appears once, at its last
  * occurrence, and each kind keeps its newest `caps` facts — so the span is read newest first
  * and reading stops once every kind is full: a long span costs what its recent facts cost,
- * not its whole text. Very large outputs are scanned at head and tail only.
+ * not its whole text. Very large outputs are scanned at head and tail only. A message's facts
+ * are kept in `cache` (a session's: each message is scanned once while it lives).
  */
 export function extractLedger(
   messages: readonly Message[],
   previous: FactLedger = EMPTY_LEDGER,
   caps: Readonly<Record<keyof FactLedger, number>> = DEFAULT_LEDGER_CAPS,
+  cache: EngineCache = cacheOrFresh(undefined),
 ): FactLedger {
+  const factsByMessage = cache.table(FACTS);
   const seen = Object.fromEntries(LEDGER_KEYS.map((key) => [key, new Set<string>()])) as Record<
     keyof FactLedger,
     Set<string>
@@ -242,7 +254,7 @@ export function extractLedger(
   };
   for (let m = messages.length - 1; m >= 0 && open.length > 0; m--) {
     const message = messages[m] as Message;
-    for (const key of open) take(key, messageFacts(message, key));
+    for (const key of open) take(key, messageFacts(message, key, factsByMessage, cache));
     open = open.filter((key) => newestFirst[key].length < caps[key]);
   }
   for (const key of open) take(key, previous[key]);

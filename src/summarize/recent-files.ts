@@ -1,3 +1,4 @@
+import type { EngineCache } from '../messages/engine-cache.ts';
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { Message, ToolResultPart } from '../messages/types.ts';
 import { toolResultText } from '../strategies/chatfold-metadata.ts';
@@ -28,10 +29,11 @@ const position = (message: number, part: number): number => message * 1_000_000 
  * read's result. The messages are read newest first and reading stops once `limit` files have
  * an event later than any result still waiting for its call, so a summary of a long span
  * costs what its recent files cost. A result pairs with the latest earlier call of its id.
+ * `cache` keeps the parsed tool arguments between compactions.
  */
 export function recentFiles(
   messages: readonly Message[],
-  { limit = 10 }: { limit?: number } = {},
+  { limit = 10, cache }: { limit?: number; cache?: EngineCache | undefined } = {},
 ): RecentFile[] {
   if (limit <= 0) return [];
   /** Non-error results whose call is not reached yet: the latest per call id. */
@@ -57,7 +59,7 @@ export function recentFiles(
       if (part.type !== 'tool-call') continue;
       const result = pending.get(part.id);
       pending.delete(part.id);
-      const args = toolArguments(part);
+      const args = toolArguments(part, cache);
       const path = args && PATH_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
       if (args === undefined || path === undefined) continue;
       const isRead = READ_TOOL.test(part.name) || args.command === 'view';

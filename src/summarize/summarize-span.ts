@@ -25,11 +25,12 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     maxTokens,
     timeoutMs,
     counter,
+    cache,
     signal,
     onDelta,
   } = options;
   signal?.throwIfAborted();
-  const ledger = extractLedger(messages, previousSummary?.ledger);
+  const ledger = extractLedger(messages, previousSummary?.ledger, undefined, cache);
   const extractive = (fallbackReason?: string): SummaryResult => ({
     text: extractiveSummary({
       messages,

@@ -1,3 +1,4 @@
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 
@@ -72,6 +73,8 @@ export interface SummarizeSpanOptions {
   readonly maxTokens: number;
   readonly timeoutMs: number;
   readonly counter: TokenCounter;
+  /** The compaction's memo tables (ledger facts per message); default: a fresh cache. */
+  readonly cache?: EngineCache;
   /** Aborts the summary: `summarizeSpan` rejects with the signal's reason (no fallback). */
   readonly signal?: AbortSignal;
   readonly onDelta?: (delta: string) => void;

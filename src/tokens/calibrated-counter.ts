@@ -1,3 +1,4 @@
+import { createEngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
 
@@ -120,6 +121,8 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
   const scaled = (tokens: number): number => Math.ceil(tokens * ratio);
   const counter: CalibratedCounter = {
     tokenizer: base.tokenizer,
+    // Its own tables, not the base's: sessions that share a base counter never share a cache.
+    cache: createEngineCache(),
     get accuracy() {
       return last === undefined ? base.accuracy : 'calibrated';
     },

@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { assertMessage, assertMessages } from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
+import { createEngineCache } from '../messages/engine-cache.ts';
 import { toToolDefinitions } from '../messages/tools/to-tool-definitions.ts';
 import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
 import {
@@ -241,6 +242,8 @@ export function createTokenCounter({
   return {
     tokenizer,
     accuracy,
+    // This counter's compactions share memo tables (issue 22 §3), never another counter's.
+    cache: createEngineCache(),
     countText: (text) => {
       if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
       return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));

@@ -1,3 +1,4 @@
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 
 /**
@@ -69,6 +70,12 @@ export interface TokenCounter {
    * knows and throw `E_INVALID_TOOLS` for others, `E_INVALID_OPTIONS` for a bad `toolChoice`.
    */
   count(messages: readonly Message[], options?: CountOptions): TokenCount;
+  /**
+   * The memo tables of the compactions this counter is used for (a session's counter lives as
+   * long as the session): `compact` and `planCompaction` reuse them when given this counter.
+   * chatfold's counters each own one; a counter without one gets a fresh cache per call.
+   */
+  readonly cache?: EngineCache;
   /** Optional exact count through the provider (Anthropic / Gemini count-tokens endpoints). */
   countExact?(
     messages: readonly Message[],

@@ -1,3 +1,4 @@
+import { cacheTable, type EngineCache } from '../../messages/engine-cache.ts';
 import type { ToolResultPart } from '../../messages/types.ts';
 import { toolResultText } from '../chatfold-metadata.ts';
 
@@ -68,17 +69,18 @@ export interface OutputSignals {
   readonly lineCount: number;
 }
 
-const cache = new WeakMap<ToolResultPart, OutputSignals>();
+const SIGNALS = cacheTable('supersede.output-signals', () => new WeakMap<ToolResultPart, OutputSignals>());
 
 /** Prefix of every stub `supersede` writes; a result that starts with it holds no content. */
 export const SUPERSEDED_PREFIX = '[superseded: ';
 
 /**
- * The signals of a tool result's text, cached per part object (pure: a part's text never
- * changes) so a long session is scanned once, not at every compaction.
+ * The signals of a tool result's text, cached per part object in `cache` (pure: a part's text
+ * never changes) so a long session is scanned once, not at every compaction.
  */
-export function outputSignals(part: ToolResultPart): OutputSignals {
-  let signals = cache.get(part);
+export function outputSignals(part: ToolResultPart, cache?: EngineCache): OutputSignals {
+  const known = cache?.table(SIGNALS);
+  let signals = known?.get(part);
   if (signals === undefined) {
     const text = toolResultText(part);
     signals = {
@@ -89,7 +91,7 @@ export function outputSignals(part: ToolResultPart): OutputSignals {
       isStub: text.startsWith(SUPERSEDED_PREFIX),
       lineCount: countLines(text),
     };
-    cache.set(part, signals);
+    known?.set(part, signals);
   }
   return signals;
 }

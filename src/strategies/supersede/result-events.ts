@@ -1,3 +1,4 @@
+import { cacheOrFresh, cacheTable, type EngineCache } from '../../messages/engine-cache.ts';
 import { toolArguments } from '../../messages/tool-arguments.ts';
 import type { Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { chatfoldMetadata } from '../chatfold-metadata.ts';
@@ -60,9 +61,15 @@ type ShellReading = ShellCommandAnalysis & {
  * reading per part (a part is read with one key in all but rare `cd` histories; a Map per
  * part cost a million small maps on a million-message history).
  */
-const shellCache = new WeakMap<ToolCallPart, { key: string; reading: ShellReading | undefined }>();
+const SHELL_READINGS = cacheTable(
+  'supersede.shell-readings',
+  () => new WeakMap<ToolCallPart, { key: string; reading: ShellReading | undefined }>(),
+);
 /** Result facts once per result part (the latest classification, checked against its inputs). */
-const factsCache = new WeakMap<ToolResultPart, { call: ToolCallPart; key: string; facts: ResultFacts }>();
+const RESULT_FACTS = cacheTable(
+  'supersede.result-facts',
+  () => new WeakMap<ToolResultPart, { call: ToolCallPart; key: string; facts: ResultFacts }>(),
+);
 
 interface PendingCall {
   readonly part: ToolCallPart;
@@ -109,18 +116,23 @@ function asShown(effect: CallEffect | undefined, isTruncated: boolean): CallEffe
  * @param messages - the conversation, oldest first
  * @param config - mappings, rules and lists in force
  */
-export function collectResultEvents(messages: readonly Message[], config: ClassifyConfig): ResultEvent[] {
+export function collectResultEvents(
+  messages: readonly Message[],
+  config: ClassifyConfig,
+  cache: EngineCache = cacheOrFresh(undefined),
+): ResultEvent[] {
+  const shellReadings = cache.table(SHELL_READINGS);
   const calls = new Map<string, PendingCall>();
   const events: ResultEvent[] = [];
   let directory: string | undefined = '.';
   const shellCall = (part: ToolCallPart, mapping: ToolMapping | undefined): PendingCall['shell'] => {
     const key = `${config.dataKey}\u0000${directory}`;
-    const cached = shellCache.get(part);
+    const cached = shellReadings.get(part);
     let reading: ShellReading | undefined;
     if (cached !== undefined && cached.key === key) reading = cached.reading;
     else {
-      reading = readShellCall(part, mapping, directory, config);
-      shellCache.set(part, { key, reading });
+      reading = readShellCall(part, mapping, directory, config, cache);
+      shellReadings.set(part, { key, reading });
     }
     if (reading?.changesDirectory && !reading.hasDirectoryArgument) {
       directory = reading.directoryAfter === '.' ? '.' : undefined;
@@ -134,7 +146,8 @@ export function collectResultEvents(messages: readonly Message[], config: Classi
         calls.set(part.id, { part, mapping, shell: shellCall(part, mapping) });
       } else if (part.type === 'tool-result') {
         const call = calls.get(part.callId);
-        if (call !== undefined) events.push(eventOf(call, part, { message: m, part: p }, message, config));
+        if (call !== undefined)
+          events.push(eventOf(call, part, { message: m, part: p }, message, config, cache));
       }
     });
   });
@@ -146,8 +159,9 @@ function readShellCall(
   mapping: ToolMapping | undefined,
   directory: string | undefined,
   config: ClassifyConfig,
+  cache: EngineCache,
 ): ShellReading | undefined {
-  const args = toolArguments(part);
+  const args = toolArguments(part, cache);
   if (mapping === undefined || args === undefined) return undefined;
   const request = effectFromMapping(mapping, { name: part.name, args, output: '', cwd: config.cwd });
   if (request?.kind !== 'shell') return undefined;
@@ -167,6 +181,7 @@ function eventOf(
   { message, part }: { message: number; part: number },
   carrier: Message,
   config: ClassifyConfig,
+  cache: EngineCache,
 ): ResultEvent {
   // A stage before this one may have replaced the output (mask) or cut it (clip).
   const transform = chatfoldMetadata(carrier)?.transform;
@@ -175,11 +190,12 @@ function eventOf(
     config.rules.length === 0
       ? `${config.dataKey}\u0000${call.shell?.directory}\u0000${transform}`
       : undefined;
-  const cached = key === undefined ? undefined : factsCache.get(result);
+  const resultFacts = cache.table(RESULT_FACTS);
+  const cached = key === undefined ? undefined : resultFacts.get(result);
   let facts = cached?.call === call.part && cached.key === key ? cached.facts : undefined;
   if (facts === undefined) {
-    facts = factsOf(call, result, transform, config);
-    if (key !== undefined) factsCache.set(result, { call: call.part, key, facts });
+    facts = factsOf(call, result, transform, config, cache);
+    if (key !== undefined) resultFacts.set(result, { call: call.part, key, facts });
   }
   return { ...facts, message, part, messageId: carrier.id };
 }
@@ -189,12 +205,13 @@ function factsOf(
   result: ToolResultPart,
   transform: string | undefined,
   config: ClassifyConfig,
+  cache: EngineCache,
 ): ResultFacts {
   const { name } = call.part;
-  const signals = outputSignals(result);
+  const signals = outputSignals(result, cache);
   const isStub = signals.isStub || transform === 'masked';
   const isTruncated = signals.isTruncated || transform === 'clipped';
-  const args = toolArguments(call.part);
+  const args = toolArguments(call.part, cache);
   const view = args === undefined ? undefined : { name, args, output: signals.text, cwd: config.cwd };
   let effect: CallEffect | undefined;
   for (const rule of config.rules) {

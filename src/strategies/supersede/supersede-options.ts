@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { contentHash } from '../../messages/content-hash.ts';
 import { describe } from '../../messages/normalize.ts';
 import type { SupersedeRule } from './call-effect.ts';
 import type { ClassifyConfig } from './result-events.ts';
@@ -91,19 +92,12 @@ function checkMapping(option: string, mapping: unknown): void {
 }
 
 /**
- * Configurations seen so far, each by a short key. The per-part caches are keyed by it on
- * every call part and result; the configuration's JSON (kilobytes of mappings) would be
- * hashed again for each lookup.
+ * A configuration's short key: the per-part caches are keyed by it on every call part and
+ * result, and the configuration's JSON (kilobytes of mappings) would cost a hash per lookup.
+ * Hashed once, when the strategy is built.
  */
-const configKeys = new Map<string, string>();
-
-function internKey(json: string): string {
-  let key = configKeys.get(json);
-  if (key === undefined) {
-    key = `c${configKeys.size}`;
-    configKeys.set(json, key);
-  }
-  return key;
+function configKey(json: string): string {
+  return `${contentHash(json)}:${json.length}`;
 }
 
 /**
@@ -150,7 +144,7 @@ export function resolveSupersedeOptions(
   return {
     rules,
     tools: mappings,
-    dataKey: internKey(
+    dataKey: configKey(
       JSON.stringify([tools, idempotentTools, repeatedCommands, readOnlyCommands, cwd ?? null]),
     ),
     idempotentTools: new Set(

@@ -1,4 +1,5 @@
 import type { PlanReplacement } from '../../compaction/types.ts';
+import { cacheOrFresh } from '../../messages/engine-cache.ts';
 import type { Message, Part } from '../../messages/types.ts';
 import { formatCount, replaceToolResult, transformMessage } from '../chatfold-metadata.ts';
 import { stageEffect } from '../stage-effect.ts';
@@ -45,7 +46,8 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
   return {
     name: 'supersede',
     apply(messages, context): StrategyResult {
-      const found = findSuperseded(collectResultEvents(messages, config));
+      const cache = cacheOrFresh(context.cache);
+      const found = findSuperseded(collectResultEvents(messages, config, cache));
       const byRule = new Map<string, number>();
       let charsSaved = 0;
       const replace: PlanReplacement[] = [];
@@ -67,11 +69,12 @@ export function supersede(options: SupersedeOptions = {}): Strategy {
         if (first === undefined) continue;
         replace.push({
           id: message.id,
-          message: transformMessage(message, parts, {
-            transform: 'superseded',
-            by: first.by.messageId,
-            rule: first.rule,
-          }),
+          message: transformMessage(
+            message,
+            parts,
+            { transform: 'superseded', by: first.by.messageId, rule: first.rule },
+            cache,
+          ),
         });
       }
       const stubbed = replace.length;
