@@ -84,7 +84,7 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
   it('piped stdin: one prompt per line, slash commands too, answered in order', async () => {
     const home = chatHome();
     const piped = ['chat', ...fakeModel(), '--store', home.store, '--session', 'piped'];
-    const run = await chatfold(home, piped, { input: 'first line\nsecond line\n/context\n' });
+    const run = await chatfold(home, [...piped, '--new'], { input: 'first line\nsecond line\n/context\n' });
     expect(run.code).toBe(0);
     // The fake model echoes; the system prompt and two turns are in the history.
     expect(run.stdout).toMatch(/^first line\nsecond line\n\nContext Status\n {2}No summary yet\n/);

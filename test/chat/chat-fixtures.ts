@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -84,4 +85,32 @@ ${options.context
   .map((line) => `  ${line.trim()}`)
   .join('\n')}
 `;
+}
+
+/** What one run of `chatfold` produced. */
+export interface ChatRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `chatfold ARGS` (the TypeScript entry) in the home with `input` piped to stdin. */
+export function runChat(home: ChatHome, args: readonly string[], input = ''): Promise<ChatRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CHATFOLD_ENTRY, ...args], {
+      cwd: home.dir,
+      env: home.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
 }

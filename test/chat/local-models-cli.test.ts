@@ -1,38 +1,13 @@
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
-import { CHATFOLD_ENTRY, type ChatHome, chatHome } from './chat-fixtures.ts';
+import { chatHome, runChat } from './chat-fixtures.ts';
 
 // Issue 18, items 1 and 3, from the outside: `chatfold chat` against an OpenAI-compatible server
 // that is not chatfold's fake provider. An unknown model warns once (terminal, and stderr with
 // --print) naming the window it assumed and how to set it; a server reporting fresh tokens only
 // is noticed and `/context` says the counts are local.
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function chatfold(home: ChatHome, args: readonly string[], input = ''): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHATFOLD_ENTRY, ...args], {
-      cwd: home.dir,
-      env: home.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const chatfold = runChat;
 
 let server: UsageServer | undefined;
 afterEach(async () => {
@@ -194,6 +169,7 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
         home.store,
         '--session',
         's1',
+        '--new',
       ],
       'hello\n/context\n',
     );

@@ -67,9 +67,14 @@ describe('chatfold models (MOD-3)', () => {
     );
   });
 
-  it('says so when nothing matches', async () => {
-    const none = await runChatfold(['models', 'no-such-model']);
-    expect(none).toMatchObject({ code: 0, stderr: '' });
-    expect(none.stdout).toMatch(/^no model matches "no-such-model"; `chatfold models` lists all \d+\n$/);
+  it('says so on stderr and exits 1 when nothing matches (--json prints [])', async () => {
+    const none = await runChatfold(['models', 'zzz']);
+    expect(none).toMatchObject({ code: 1, stdout: '' });
+    expect(none.stderr).toMatch(/^chatfold: no model matches "zzz"; `chatfold models` lists all \d+\n$/);
+    expect(await runChatfold(['models', 'zzz', '--json'])).toMatchObject({
+      code: 1,
+      stdout: '[]\n',
+      stderr: '',
+    });
   });
 });

@@ -15,7 +15,8 @@ export function registerChat(program: Command): void {
       '[agent]',
       'agent name (./.chatfold/agents/, the user config folder) or a path to a .yaml agent file',
     )
-    .option('--session <id>', 'resume (or create) this session')
+    .option('--session <id>', 'resume this session (with --new: start it under this id)')
+    .option('--new', 'start a new session (the default without --session)')
     .option('--workspace <dir>', 'folder the file tools work in (default: the current folder)')
     .option(
       '--store <location>',

@@ -47,13 +47,15 @@ export function registerModels(program: Command): void {
       const registry = await readModelRegistry(options.registry);
       const query = words.join(' ');
       const models = listModels(query, { registry });
+      // Nothing matching is a failure (exit 1), so a script that checks a model id notices.
+      if (models.length === 0) process.exitCode = 1;
       if (options.json) {
         print(JSON.stringify(models.map(toJson)));
         return;
       }
       if (models.length === 0) {
-        print(
-          `no model matches ${JSON.stringify(query)}; \`chatfold models\` lists all ${registry.entries.length}`,
+        process.stderr.write(
+          `chatfold: no model matches ${JSON.stringify(query)}; \`chatfold models\` lists all ${registry.entries.length}\n`,
         );
         return;
       }

@@ -1,5 +1,6 @@
 import type { SessionStatus } from '../../session/types.ts';
 import type { UnderReportReason } from '../../tokens/calibrated-counter.ts';
+import { plural } from '../plural.ts';
 
 /** Width of seed 004's trigger bars, in cells (one cell per 5 %). */
 const BAR_CELLS = 20;
@@ -58,7 +59,7 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
   const lines = ['', 'Context Status'];
   if (status.summary !== undefined) {
     lines.push(
-      `  Last summary: ${status.summary.messagesSummarized} messages → ${status.summary.tokens} tokens`,
+      `  Last summary: ${plural(status.summary.messagesSummarized, 'message')} → ${plural(status.summary.tokens, 'token')}`,
     );
     lines.push(`  Created: ${formatCreated(status.summary.createdAt)}`);
   } else {

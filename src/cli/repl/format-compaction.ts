@@ -1,4 +1,5 @@
 import type { CompactionReport } from '../../compaction/types.ts';
+import { plural } from '../plural.ts';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
@@ -19,12 +20,12 @@ export function compactionLine(report: CompactionReport, durationMs: number): st
   const masked = report.stages.reduce((sum, effect) => sum + effect.masked, 0);
   const dropped = report.stages.reduce((sum, effect) => sum + effect.dropped, 0) - summarized;
   const what: string[] = [];
-  if (summarized > 0) what.push(`${count(summarized)} messages → summary`);
-  if (stubbed > 0) what.push(`${count(stubbed)} stale tool outputs stubbed`);
-  if (masked > 0) what.push(`${count(masked)} old tool outputs masked`);
-  if (dropped > 0 && summarized === 0) what.push(`${count(dropped)} messages left out`);
+  if (summarized > 0) what.push(`${plural(summarized, 'message')} → summary`);
+  if (stubbed > 0) what.push(`${plural(stubbed, 'stale tool output')} stubbed`);
+  if (masked > 0) what.push(`${plural(masked, 'old tool output')} masked`);
+  if (dropped > 0 && summarized === 0) what.push(`${plural(dropped, 'message')} left out`);
   if (what.length === 0)
-    what.push(`${count(report.messagesBefore)} → ${count(report.messagesAfter)} messages`);
+    what.push(`${count(report.messagesBefore)} → ${plural(report.messagesAfter, 'message')}`);
   const source = report.summary?.source === 'extractive' && summarized > 0 ? ' (extractive summary)' : '';
   return `history compacted: ${what.join(', ')}${source}, ${count(report.tokensBefore)} → ${count(report.tokensAfter)} tokens, ${seconds(durationMs)}`;
 }

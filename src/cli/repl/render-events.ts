@@ -78,7 +78,7 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           if (event.isError) {
             noticeLine(style.red(`  ✗ ${event.toolName}${target} → ${errorSummary(event.output)}`));
           } else {
-            const size = `${count(event.output.length)} chars${event.truncated ? ', truncated' : ''}`;
+            const size = `${plural(event.output.length, 'char')}${event.truncated ? ', truncated' : ''}`;
             noticeLine(style.dim(`  ⚙ ${event.toolName}${target} → ${size}`));
           }
           break;
@@ -92,7 +92,7 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           break;
         case 'compaction-start': {
           summaryChars = 0;
-          const text = `  ⟳ compacting history (${event.mode}: ${count(event.messages)} messages, ${count(event.tokens)} tokens → target ${count(event.target)})…`;
+          const text = `  ⟳ compacting history (${event.mode}: ${plural(event.messages, 'message')}, ${plural(event.tokens, 'token')} → target ${count(event.target)})…`;
           if (terminal.isInteractive) progress(style.yellow(text));
           else noticeLine(text);
           break;
@@ -137,7 +137,9 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           newline();
           if (event.reason === 'aborted') noticeLine(style.yellow('⏹ cancelled (history kept)'));
           else if (event.reason === 'step-limit') {
-            noticeLine(style.yellow(`stopped after ${event.steps} model calls (the agent's step limit)`));
+            noticeLine(
+              style.yellow(`stopped after ${plural(event.steps, 'model call')} (the agent's step limit)`),
+            );
           }
           break;
         default:

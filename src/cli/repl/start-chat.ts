@@ -8,6 +8,7 @@ import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
 import { WORKSPACE_TOOL_NAMES, workspaceTools } from '../../agent/workspace/workspace-tools.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { type OpenedStore, openStore } from '../open-store.ts';
+import { plural } from '../plural.ts';
 import { createEventRenderer } from './render-events.ts';
 import { runRepl } from './repl.ts';
 import { processTerminal, type Terminal } from './terminal.ts';
@@ -22,6 +23,31 @@ export interface ChatCliOptions {
   readonly print?: string;
   /** `--window N`: the model's context window in tokens (over the agent file's). */
   readonly window?: string;
+  /** `--new`: start a new session (with `--session ID`, under that id). */
+  readonly new?: boolean;
+}
+
+/**
+ * `--session ID` resumes an existing session only: a mistyped id would otherwise open an empty
+ * one. `--new` starts one (under that id when given, which must be free).
+ */
+async function checkSessionOption(options: ChatCliOptions, store: OpenedStore): Promise<void> {
+  if (options.session === undefined) return;
+  const existing = await store.store.getSession(options.session);
+  if (existing === undefined && options.new !== true) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `no session ${JSON.stringify(options.session)} in ${store.description}; add --new to start it, or run /sessions in a chat to list them`,
+      { session: options.session },
+    );
+  }
+  if (existing !== undefined && options.new === true) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `session ${JSON.stringify(options.session)} already exists in ${store.description} (${plural(existing.messageCount, 'message')}); drop --new to resume it`,
+      { session: options.session },
+    );
+  }
 }
 
 /** Instructions of the built-in agent (no agent file named). */
@@ -193,6 +219,7 @@ export async function startChat(agentRef: string | undefined, options: ChatCliOp
   const terminal = processTerminal({ interactive });
   const store = openStore(options.store);
   try {
+    await checkSessionOption(options, store);
     const agent = await openAgent(agentRef, options, store);
     for (const warning of agent.warnings) terminal.notice(`${terminal.style.yellow(warningLine(warning))}\n`);
     const status = await agent.session.status();

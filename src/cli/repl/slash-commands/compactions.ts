@@ -1,3 +1,4 @@
+import { plural } from '../../plural.ts';
 import { formatCreated } from '../context-view.ts';
 import { seconds } from '../format-compaction.ts';
 import type { SlashCommand } from './types.ts';
@@ -24,7 +25,7 @@ export const compactionsCommand: SlashCommand = {
             ? `summarizer ${record.summarizerModel ?? 'LLM'}`
             : `${record.summarySource} summary`;
       terminal.write(
-        `  ${String(index + 1).padStart(2)}. ${formatCreated(record.createdAt)}  ${record.mode.padEnd(8)} ${count(record.tokensBefore)} → ${count(record.tokensAfter)} tokens  ${record.durationMs === undefined ? '' : `${seconds(record.durationMs)}  `}${count(record.messagesSummarized)} messages summarized  ${summarizer}\n`,
+        `  ${String(index + 1).padStart(2)}. ${formatCreated(record.createdAt)}  ${record.mode.padEnd(8)} ${count(record.tokensBefore)} → ${count(record.tokensAfter)} tokens  ${record.durationMs === undefined ? '' : `${seconds(record.durationMs)}  `}${plural(record.messagesSummarized, 'message')} summarized  ${summarizer}\n`,
       );
     });
   },

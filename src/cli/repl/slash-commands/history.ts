@@ -1,5 +1,6 @@
 import type { Message } from '../../../messages/types.ts';
 import type { HistoryEntry } from '../../../session/types.ts';
+import { plural } from '../../plural.ts';
 import type { SlashCommand } from './types.ts';
 
 /** Messages `/history` shows at most (the newest). */
@@ -53,7 +54,7 @@ export const historyCommand: SlashCommand = {
     const total = (await agent.session.status()).messagesInHistory;
     terminal.write(
       query === ''
-        ? `History: ${total.toLocaleString('en-US')} messages${total > entries.length ? ` (the last ${entries.length})` : ''}; nothing is ever deleted, the marks say what the model sees.\n`
+        ? `History: ${plural(total, 'message')}${total > entries.length ? ` (the last ${entries.length})` : ''}; nothing is ever deleted, the marks say what the model sees.\n`
         : `${entries.length} ${entries.length === 1 ? 'message matches' : 'messages match'} ${JSON.stringify(query)}${entries.length === HISTORY_LIMIT ? ` (the first ${HISTORY_LIMIT})` : ''}.\n`,
     );
     for (const entry of entries) {

@@ -15,7 +15,7 @@ export const sessionsCommand: SlashCommand = {
     for (const info of sessions) {
       const current = info.id === agent.session.id;
       const agentName = typeof info.metadata?.agent === 'string' ? `  agent ${info.metadata.agent}` : '';
-      const line = `  ${current ? '*' : ' '} ${info.id.padEnd(14)} ${String(info.messageCount).padStart(5)} messages  updated ${formatCreated(info.updatedAt)}${agentName}`;
+      const line = `  ${current ? '*' : ' '} ${info.id.padEnd(14)} ${String(info.messageCount).padStart(5)} ${info.messageCount === 1 ? 'message ' : 'messages'}  updated ${formatCreated(info.updatedAt)}${agentName}`;
       terminal.write(`${current ? terminal.style.bold(line) : line}\n`);
     }
   },

@@ -1,3 +1,4 @@
+import { plural } from '../../plural.ts';
 import { createEventRenderer } from '../render-events.ts';
 import type { ReplContext, SlashCommand } from './types.ts';
 
@@ -47,7 +48,7 @@ export const summarizeCommand: SlashCommand = {
       return;
     }
     terminal.write(
-      `Summarizing ${count(preview.messagesToSummarize)} of ${count(preview.messagesInHistory)} messages: about ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} tokens${instructions === '' ? '' : ` (instructions: ${instructions})`}.\n`,
+      `Summarizing ${count(preview.messagesToSummarize)} of ${plural(preview.messagesInHistory, 'message')}: about ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} tokens${instructions === '' ? '' : ` (instructions: ${instructions})`}.\n`,
     );
     for (;;) {
       if (await summarizeOnce(instructions, context)) return;

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
+import { chatHome, runChat } from './chat-fixtures.ts';
+
+// Issue 18 item 5: `--session` of an unknown id is an error unless `--new`; counts read with
+// the right plural.
+
+let server: UsageServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
+  it('an unknown id fails (a typo must not open an empty session); --new starts it; --new on a taken id fails', async () => {
+    server = await startUsageServer({ shape: 'llama.cpp', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const base = [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+    ];
+    const typo = await runChat(home, [...base, '--session', 'projct', '--print', 'hi']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe(
+      `chatfold: no session "projct" in sqlite ${home.store}; add --new to start it, or run /sessions in a chat to list them [E_INVALID_OPTIONS]\n`,
+    );
+    const started = await runChat(home, [...base, '--session', 'project', '--new', '--print', 'hi']);
+    expect(started).toMatchObject({ code: 0, stdout: 'Ok.\n', stderr: '' });
+    const resumed = await runChat(home, [...base, '--session', 'project', '--print', 'again']);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'Ok.\n' });
+    expect(resumed.stderr).toBe('\nResuming session project\n3 messages in history (0 summarized)\n\n');
+    const taken = await runChat(home, [...base, '--session', 'project', '--new', '--print', 'hi']);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toBe(
+      `chatfold: session "project" already exists in sqlite ${home.store} (5 messages); drop --new to resume it [E_INVALID_OPTIONS]\n`,
+    );
+  });
+
+  it('/sessions and /history count with their nouns', async () => {
+    server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const base = [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+    ];
+    const empty = await runChat(home, [...base, '--session', 'one', '--new'], '/history\n');
+    expect(empty.stdout).toContain('History: 0 messages;');
+    const run = await runChat(home, [...base, '--session', 'two', '--new'], 'hello\n/sessions\n/history\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\* two +3 messages {2}updated/);
+    expect(run.stdout).toMatch(/ {4}one +0 messages {2}updated/);
+    expect(run.stdout).toContain('History: 3 messages;');
+  });
+});
