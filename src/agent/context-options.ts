@@ -10,6 +10,9 @@ export type AgentCompactionOptions = Pick<ChatfoldOptions, 'policy' | 'strategyO
   readonly policy: ContextPolicy;
 };
 
+/** A rolling summary needs this many messages beyond the kept ones to be worth making (seed 004). */
+const ROLLING_FLOOR_EXTRA = 4;
+
 /** `history:` names that select a whole policy (seed 000), not just a pipeline. */
 const HISTORY_POLICIES: Readonly<Record<string, PolicyPresetName>> = {
   summarize: 'agent-summarize',
@@ -84,6 +87,10 @@ export function contextToChatfoldOptions(
           ...base.protect,
           ...(context.minRecentMessages === undefined ? {} : { recentMessages: context.minRecentMessages }),
         },
+        // The rolling summary's floor is "minimum recent messages + 4" (nothing to summarize below it).
+        ...(context.minRecentMessages !== undefined && base.floor.messages > 0
+          ? { floor: { ...base.floor, messages: context.minRecentMessages + ROLLING_FLOOR_EXTRA } }
+          : {}),
         ...(history !== undefined && historyPolicy === undefined ? { pipeline: [history] } : {}),
       };
   return {

@@ -1,6 +1,6 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { parseContextOverflow } from '../integrations/overflow.ts';
+import { retryOnOverflow } from '../integrations/call-with-overflow-retry.ts';
 import { fromAiSdk } from '../messages/ai-sdk.ts';
 import { toAiSdk } from '../messages/to-ai-sdk.ts';
 import type {
@@ -102,51 +102,43 @@ export async function runLoop(
     if (input.length > 0) await append(input);
     for (let step = 0; step < context.maxSteps; step++) {
       if (signal.aborted) return done('aborted');
-      let overflow: { limit?: number; actual?: number } | undefined;
-      let streamed: StepOutcome | undefined;
-      // One retry after a provider overflow error, compacting against the limit it reported (RT-3).
-      for (let attempt = 0; attempt < 2 && streamed === undefined; attempt++) {
-        const prepared = await session.prepare({
-          provider: context.provider,
-          tools: context.definitions,
-          signal,
-          ...(overflow === undefined ? {} : { overflow }),
+      // The shared overflow retry (RT-3): one more attempt, compacted against the limit the
+      // provider reported; a second overflow is E_CONTEXT_OVERFLOW with limit, actual, provider.
+      let streamed: StepOutcome;
+      try {
+        streamed = await retryOnOverflow({
+          prepare: (overflow) =>
+            session.prepare({
+              provider: context.provider,
+              tools: context.definitions,
+              signal,
+              ...(overflow === undefined
+                ? {}
+                : {
+                    overflow: {
+                      ...(overflow.limit === undefined ? {} : { limit: overflow.limit }),
+                      ...(overflow.actual === undefined ? {} : { actual: overflow.actual }),
+                    },
+                  }),
+            }),
+          send: async (prepared) => {
+            if (signal.aborted) return { kind: 'aborted' } as const;
+            emit({
+              type: 'step-start',
+              step,
+              promptMessages: prepared.messages.length,
+              promptTokens: prepared.tokens,
+            });
+            steps++;
+            const outcome = await streamStep(context, prepared.messages, step, signal, emit);
+            if (outcome.kind === 'error') throw outcome.error;
+            return outcome;
+          },
         });
-        if (signal.aborted) return done('aborted');
-        emit({
-          type: 'step-start',
-          step,
-          promptMessages: prepared.messages.length,
-          promptTokens: prepared.tokens,
-        });
-        steps++;
-        const outcome = await streamStep(context, prepared.messages, step, signal, emit);
-        if (outcome.kind === 'error' && attempt === 0 && !signal.aborted) {
-          const parsed = parseContextOverflow(outcome.error);
-          if (parsed !== undefined) {
-            overflow = {
-              ...(parsed.limit === undefined ? {} : { limit: parsed.limit }),
-              ...(parsed.actual === undefined ? {} : { actual: parsed.actual }),
-            };
-            continue;
-          }
-        }
-        if (outcome.kind === 'error') {
-          if (parsedOverflow(outcome.error) && attempt === 1) {
-            return fail(
-              new ChatfoldError(
-                'E_CONTEXT_OVERFLOW',
-                `${context.label} rejected the prompt as too long even after compacting to the limit it reported`,
-                {},
-                { cause: outcome.error },
-              ),
-            );
-          }
-          return fail(outcome.error);
-        }
-        streamed = outcome;
+      } catch (error) {
+        return fail(error);
       }
-      if (streamed === undefined || streamed.kind !== 'answer') return done('aborted');
+      if (streamed.kind !== 'answer') return done('aborted');
       const { assistant, invalid, inputs, usage } = streamed;
       if (assistant === undefined) {
         // Aborted before the model produced anything worth keeping.
@@ -221,8 +213,6 @@ export async function runLoop(
   }
 }
 
-const parsedOverflow = (error: unknown): boolean => parseContextOverflow(error) !== undefined;
-
 async function appendAbortedResults(
   calls: readonly ToolCallPart[],
   append: (messages: readonly MessageInput[]) => Promise<readonly Message[]>,
@@ -247,6 +237,7 @@ async function appendAbortedResults(
 
 type StepOutcome =
   | { readonly kind: 'error'; readonly error: unknown }
+  | { readonly kind: 'aborted' }
   | {
       readonly kind: 'answer';
       /** The assistant message to append; undefined when nothing was produced. */

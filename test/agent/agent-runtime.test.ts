@@ -166,7 +166,8 @@ describe('createAgent: the tool loop (AG-3)', () => {
         maxInputTokens: 40_000,
         maxOutputTokens: 1000,
       },
-      context: { maxMessagesBeforeSummary: 24, minRecentMessages: 2, target: 0.2 },
+      // The default policy (cheap stages, then a summary) with an N-messages trigger added.
+      context: { policy: 'default', maxMessagesBeforeSummary: 24, minRecentMessages: 2, target: 0.2 },
     });
     const events = await collect(agent.run('please fix the typos on lines 2 to 6'));
     const starts = events.flatMap((event, index) => (event.type === 'step-start' ? [index] : []));
@@ -176,7 +177,10 @@ describe('createAgent: the tool loop (AG-3)', () => {
     const end = events.find((event) => event.type === 'compaction-end');
     expect(end).toMatchObject({
       mode: 'auto',
-      report: { compacted: true, reason: expect.stringContaining('24 messages since last compaction ≥ 24') },
+      report: {
+        compacted: true,
+        reason: expect.stringContaining('24 messages since the last compaction ≥ 24'),
+      },
     });
     if (end?.type === 'compaction-end') {
       // The 5 stale reads, and edit snippets a later full read made stale too (STR-1).
@@ -378,7 +382,7 @@ describe('createAgent: hooks, summaries, errors (HK-1, HK-2, RT-3)', () => {
     });
   });
 
-  it('a failing summarizer falls back to the extractive summary, announced as compaction-fallback', async () => {
+  it('a failing manual summary is an error that changes nothing (never an extractive summary shown as done)', async () => {
     freshWorkspace();
     const agent = await agentWith(
       {
@@ -391,6 +395,30 @@ describe('createAgent: hooks, summaries, errors (HK-1, HK-2, RT-3)', () => {
     );
     for (const text of ['first', 'second', 'third', 'fourth']) await collect(agent.run(`${text}: ${PROSE}`));
     const events = await collect(agent.summarize());
+    expect(events.find((event) => event.type === 'error')).toMatchObject({ code: 'E_SUMMARY_FAILED' });
+    expect(events.find((event) => event.type === 'compaction-end')).toBeUndefined();
+    expect(await agent.session.compactions()).toEqual([]);
+  });
+
+  it('a failing automatic summary falls back to the extractive one, announced as compaction-fallback', async () => {
+    freshWorkspace();
+    const agent = await agentWith(
+      {
+        rules: [
+          { match: { isSummary: true }, reply: { error: { status: 503, message: 'overloaded' } } },
+          { match: { isSummary: false }, reply: { text: 'noted' } },
+        ],
+      },
+      {
+        context: {
+          policy: { preset: 'default', overrides: { floor: { tokens: 0 } } },
+          maxMessagesBeforeSummary: 14,
+          minRecentMessages: 2,
+        },
+      },
+    );
+    const events: AgentEvent[] = [];
+    for (let turn = 0; turn < 8; turn++) events.push(...(await collect(agent.run(`turn ${turn}: ${PROSE}`))));
     expect(events.find((event) => event.type === 'compaction-fallback')).toMatchObject({
       source: 'summarizer',
       fallback: 'extractive',
@@ -408,6 +436,24 @@ describe('createAgent: hooks, summaries, errors (HK-1, HK-2, RT-3)', () => {
     const events = await collect(agent.run('and now?'));
     expect(events.find((event) => event.type === 'compaction-start')).toMatchObject({ mode: 'overflow' });
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'stop', text: 'noted' });
+  });
+
+  it('an overflow that the retry cannot cure is one E_CONTEXT_OVERFLOW error with limit, actual and provider (the shared retry)', async () => {
+    freshWorkspace();
+    const agent = await agentWith({ rules: [{ match: { isSummary: false }, reply: { text: 'noted' } }] });
+    await collect(agent.run(`first: ${NOTES}`));
+    // A limit smaller than the system prompt and the latest turn: nothing chatfold can send fits.
+    server.configure({ contextLimit: 40 });
+    const events = await collect(agent.run(`and now? ${NOTES}`));
+    const error = events.find((event) => event.type === 'error');
+    expect(error).toMatchObject({ code: 'E_CONTEXT_OVERFLOW' });
+    expect((error as { error: { details: unknown } }).error.details).toMatchObject({
+      limit: 40,
+      actual: expect.any(Number),
+      provider: expect.any(String),
+    });
+    expect(events.filter((event) => event.type === 'step-start')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
   });
 
   it('a refused key and an unreachable server are one-line error events; done follows', async () => {
