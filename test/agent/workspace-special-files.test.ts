@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentTool, AgentToolOutput } from '../../src/agent/types.ts';
 import { WORKSPACE_REFUSAL_REASONS } from '../../src/agent/workspace/workspace-refusal.ts';
 import { openWorkspaceRoot } from '../../src/agent/workspace/workspace-root.ts';
@@ -110,18 +110,43 @@ describe('search on a linear-time engine (issue 24)', () => {
     );
   });
 
-  it('a long search yields to the event loop between chunks of lines, so an abort stops it mid-file', async () => {
+  it('an abort stops a search mid-file', async () => {
     const line = `${'word '.repeat(60)}\n`;
     writeFileSync(path.join(root, 'big.txt'), line.repeat(Math.ceil(1_800_000 / line.length)));
     expect((await call('search', { pattern: 'nomatch[0-9]+', path: 'big.txt' })).output).toBe(
       '0 matches for /nomatch[0-9]+/',
     );
-    // The abort runs on the event loop; a search that matched 1.8 MB without yielding would
-    // only see it once done (and answer) — this one sees it at its next yield and stops.
     const controller = new AbortController();
     const aborted = call('search', { pattern: 'nomatch', path: 'big.txt' }, controller.signal);
     setImmediate(() => controller.abort(new Error('stopped by the user')));
     await expect(aborted).rejects.toThrow(/stopped by the user/);
+  });
+
+  it('a costly pattern runs off the event loop: the time budget stops it and the search answers', async () => {
+    // RE2 is linear, but this pattern costs ~2,000 steps per character: about a minute of
+    // matching for these 100 lines. On the event loop the budget's timer could not even fire.
+    writeFileSync(path.join(root, 'costly.txt'), `${'a'.repeat(10_000)}\n`.repeat(100));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const small = workspaceTools(await openWorkspaceRoot(root), { limits: { searchTimeMs: 5_000 } });
+      let settled = false;
+      const searched = callTool(small, 'search', { pattern: '[a-z]{1,1000}[a-z]{1,1000}[0-9]' }).finally(
+        () => {
+          settled = true;
+        },
+      );
+      while (!settled) {
+        await vi.advanceTimersByTimeAsync(5_000);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const result = await searched;
+      expect(result.truncated).toBe(true);
+      expect(result.output).toMatch(
+        /^0 matches for .*\n\[Search stopped after 5 s with 0 files searched; narrow with path or glob, or simplify the pattern\]$/,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -16,6 +16,8 @@ export const WORKSPACE_LIMITS = Object.freeze({
   editFileBytes: 6_000_000,
   /** `search`: bytes read in one call, over all files; the rest is reported as not searched. */
   searchTotalBytes: 64_000_000,
+  /** `search`: milliseconds one call may take; then it stops and says so (the pattern runs off the event loop). */
+  searchTimeMs: 30_000,
 });
 
 /** Limits of the workspace tools; every field defaults to {@link WORKSPACE_LIMITS}. */

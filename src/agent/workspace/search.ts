@@ -1,9 +1,9 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { AgentTool, AgentToolOutput } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
+import { startLineMatcher } from './line-matcher.ts';
 import { looksBinary } from './looks-binary.ts';
 import { type OpenedFile, openChildFile, openInside, readPrefix } from './open-inside.ts';
 import { walkFolder } from './walk-folder.ts';
@@ -30,11 +30,8 @@ const inputSchema = z.object({
 /** Arguments of `search`. */
 export type SearchInput = z.infer<typeof inputSchema>;
 
-/** Lines longer than this are tested on their first this-many characters only (bounds regex time). */
-const MAX_TESTED_LINE = 10_000;
-
-/** Characters matched between two yields to the event loop: a search never holds `serve` for long. */
-const CHARS_PER_TURN = 256 * 1024;
+/** Why the search worker was stopped when the time budget ran out (told apart from an abort). */
+const BUDGET_SPENT = Symbol('search time budget spent');
 
 /**
  * Compiles the model's pattern for RE2's linear-time engine (issue 24): no backtracking, so
@@ -72,6 +69,7 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
   const lineChars = limits.searchLineChars ?? WORKSPACE_LIMITS.searchLineChars;
   const maxBytes = limits.searchFileBytes ?? WORKSPACE_LIMITS.searchFileBytes;
   const maxTotalBytes = limits.searchTotalBytes ?? WORKSPACE_LIMITS.searchTotalBytes;
+  const maxTimeMs = limits.searchTimeMs ?? WORKSPACE_LIMITS.searchTimeMs;
   return {
     description:
       'Search the workspace files for a regular expression (RE2 syntax, as in ripgrep: no lookaround or backreferences), line by line. Returns ' +
@@ -88,9 +86,21 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
       let skipped = 0;
       let budgetLeft = maxTotalBytes;
       let overBudget = 0;
-      let charsSinceTurn = 0;
-      // Reads and matches one opened file, then closes it; yields between chunks of lines.
+      let searchedFiles = 0;
+      // The pattern runs in a worker thread: the event loop (all of `serve`) only waits. An
+      // abort or the time budget terminates the worker, however long one line takes.
+      const matcher = startLineMatcher(input.pattern, input.ignoreCase === true);
+      const onAbort = (): void => matcher.stop(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      let isOutOfTime = false;
+      const budget = setTimeout(() => {
+        isOutOfTime = true;
+        matcher.stop(BUDGET_SPENT);
+      }, maxTimeMs);
+      // Reads and matches one opened file, then closes it.
       const searchFile = async (file: OpenedFile, shown: string): Promise<void> => {
+        let buffer: Buffer;
         try {
           if (file.stats.size > maxBytes) {
             skipped++;
@@ -101,48 +111,43 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
             return;
           }
           budgetLeft -= file.stats.size;
-          const buffer = await readPrefix(file, maxBytes);
-          if (looksBinary(buffer)) return;
-          const lines = buffer.toString('utf8').split('\n');
-          for (let i = 0; i < lines.length; i++) {
-            const line = lines[i] as string;
-            const tested = line.length > MAX_TESTED_LINE ? line.slice(0, MAX_TESTED_LINE) : line;
-            charsSinceTurn += tested.length + 1;
-            if (charsSinceTurn >= CHARS_PER_TURN) {
-              charsSinceTurn = 0;
-              await nextTurn();
-              signal.throwIfAborted();
-            }
-            if (!regex.test(tested)) continue;
-            total++;
-            if (found.length < maxMatches) {
-              const text = line.length > lineChars ? `${line.slice(0, lineChars)}…` : line;
-              found.push(`${shown}:${i + 1}: ${text}`);
-            }
-          }
+          buffer = await readPrefix(file, maxBytes);
         } finally {
           await file.handle.close();
         }
+        if (looksBinary(buffer)) return;
+        const matches = await matcher.match(buffer, { maxShown: maxMatches - found.length, lineChars });
+        searchedFiles++;
+        total += matches.total;
+        for (const { line, text } of matches.shown) found.push(`${shown}:${line}: ${text}`);
       };
-      if (opened.type === 'folder') {
-        const { folder } = opened;
-        const prefix = folder.relative === '.' ? '' : `${folder.relative}/`;
-        try {
-          for await (const { relative, entry, parent } of walkFolder(folder, {
-            recursive: true,
-            signal,
-            root: workspace.root,
-          })) {
-            if (!entry.isFile() || !matchesGlob(relative)) continue;
-            // Opened through its folder without following a link; a FIFO or device is skipped.
-            const file = await openChildFile(parent, entry.name, workspace.root);
-            if (file !== undefined) await searchFile(file, prefix + relative);
+      try {
+        if (opened.type === 'folder') {
+          const { folder } = opened;
+          const prefix = folder.relative === '.' ? '' : `${folder.relative}/`;
+          try {
+            for await (const { relative, entry, parent } of walkFolder(folder, {
+              recursive: true,
+              signal,
+              root: workspace.root,
+            })) {
+              if (!entry.isFile() || !matchesGlob(relative)) continue;
+              // Opened through its folder without following a link; a FIFO or device is skipped.
+              const file = await openChildFile(parent, entry.name, workspace.root);
+              if (file !== undefined) await searchFile(file, prefix + relative);
+            }
+          } finally {
+            await folder.close();
           }
-        } finally {
-          await folder.close();
+        } else {
+          await searchFile(opened, opened.relative);
         }
-      } else {
-        await searchFile(opened, opened.relative);
+      } catch (error) {
+        if (!isOutOfTime || signal.aborted) throw error;
+      } finally {
+        clearTimeout(budget);
+        signal.removeEventListener('abort', onAbort);
+        matcher.stop(new Error('search finished'));
       }
       const lines = [
         `${total.toLocaleString('en-US')} ${total === 1 ? 'match' : 'matches'} for /${input.pattern}/${input.ignoreCase ? 'i' : ''}`,
@@ -155,11 +160,15 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
       }
       if (skipped > 0)
         lines.push(`(${skipped} files over ${maxBytes.toLocaleString('en-US')} bytes not searched)`);
+      if (isOutOfTime)
+        lines.push(
+          `[Search stopped after ${(maxTimeMs / 1000).toLocaleString('en-US')} s with ${searchedFiles.toLocaleString('en-US')} files searched; narrow with path or glob, or simplify the pattern]`,
+        );
       if (overBudget > 0)
         lines.push(
           `(${overBudget} files not searched: one search reads at most ${maxTotalBytes.toLocaleString('en-US')} bytes; narrow with path or glob)`,
         );
-      return { output: lines.join('\n'), truncated: total > found.length };
+      return { output: lines.join('\n'), truncated: total > found.length || isOutOfTime };
     },
   };
 }
