@@ -21,6 +21,8 @@ export interface ServedRequest {
   readonly messages: number;
   /** Whether the request sent tool definitions (the agent's turns do; summary requests do not). */
   readonly hasTools: boolean;
+  /** Characters of the last user message's text (a paste arrives whole, or not). */
+  readonly lastUserLength: number;
 }
 
 export interface UsageServer {
@@ -101,6 +103,8 @@ export async function startUsageServer({
       reportedTokens: reported,
       messages: body.messages.length,
       hasTools: (body.tools?.length ?? 0) > 0,
+      lastUserLength: contentText(body.messages.findLast((message) => message.role === 'user')?.content)
+        .length,
     });
     const usage = {
       prompt_tokens: reported,

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /**
  * A real terminal for black-box REPL tests: a detached tmux session (its own tmux server
@@ -8,6 +11,11 @@ import { execFileSync } from 'node:child_process';
 export interface TerminalSession {
   /** Types text literally, then presses Enter. */
   typeLine(text: string): void;
+  /**
+   * Pastes text as a terminal does (`tmux paste-buffer -p`): wrapped in bracketed-paste
+   * markers when the program turned the mode on, line ends sent as `\r`.
+   */
+  paste(text: string): void;
   /** Presses keys by tmux name: `C-c`, `C-d`, `Enter`. */
   press(...keys: string[]): void;
   /** The whole screen and scrollback, wrapped lines joined, trailing blanks trimmed. */
@@ -81,6 +89,13 @@ export function openTerminal({
     typeLine(text) {
       tmux('send-keys', '-t', 'test', '-l', text);
       tmux('send-keys', '-t', 'test', 'Enter');
+    },
+    paste(text) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'chatfold-paste-')), 'paste.txt');
+      writeFileSync(file, text);
+      tmux('load-buffer', '-b', 'paste', file);
+      tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', 'test');
+      rmSync(path.dirname(file), { recursive: true, force: true });
     },
     press(...keys) {
       tmux('send-keys', '-t', 'test', ...keys);

@@ -1,6 +1,12 @@
 import { createInterface } from 'node:readline';
 import type { Agent } from '../../agent/types.ts';
 import type { OpenedStore } from '../open-store.ts';
+import {
+  BRACKETED_PASTE_OFF,
+  BRACKETED_PASTE_ON,
+  createPasteFilter,
+  createPasteStore,
+} from './bracketed-paste.ts';
 import { createEventRenderer } from './render-events.ts';
 import { findSlashCommand, type ReplContext } from './slash-commands/index.ts';
 import type { Terminal } from './terminal.ts';
@@ -30,13 +36,19 @@ const SETTLE_MS = 5000;
  */
 export function runRepl(options: ReplOptions): Promise<number> {
   const { agent, terminal, interactive } = options;
+  // Large pastes go in at once and show collapsed (bracketed paste): see bracketed-paste.ts.
+  const pastes = createPasteStore();
+  const paste = interactive
+    ? bracketedPasteInput(options.input, (text) => rl.write(pastes.add(text)))
+    : undefined;
   const rl = createInterface({
-    input: options.input,
+    input: paste?.input ?? options.input,
     ...(interactive ? { output: process.stdout, terminal: true } : { terminal: false }),
     historySize: 200,
   });
   rl.setPrompt(terminal.style.bold(terminal.style.cyan('You> ')));
-  const queue: string[] = [];
+  /** Lines to answer: as typed (placeholders and all), and with the pastes put back. */
+  const queue: { typed: string; text: string }[] = [];
   let busy = false;
   let inputClosed = false;
   let ending = false;
@@ -64,6 +76,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onTerminate);
     rl.close();
+    paste?.restore();
     resolveDone(exitCode);
   };
 
@@ -85,10 +98,11 @@ export function runRepl(options: ReplOptions): Promise<number> {
     },
   });
 
-  const handleLine = async (line: string, signal: AbortSignal): Promise<void> => {
-    const text = line.trim();
+  const handleLine = async (line: { typed: string; text: string }, signal: AbortSignal): Promise<void> => {
+    const text = line.text.trim();
     if (text === '') return;
-    if (text.startsWith('/')) {
+    // A command is what was typed: pasted text that starts with "/" is a prompt.
+    if (line.typed.trimStart().startsWith('/')) {
       const [name = '', ...rest] = text.slice(1).split(/\s+/);
       const command = findSlashCommand(name.toLowerCase());
       if (command === undefined) {
@@ -118,7 +132,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
   const pump = async (): Promise<void> => {
     if (busy || ending) return;
     while (queue.length > 0 && !ending) {
-      const line = queue.shift() as string;
+      const line = queue.shift() as { typed: string; text: string };
       busy = true;
       controller = new AbortController();
       current = handleLine(line, controller.signal);
@@ -162,7 +176,7 @@ export function runRepl(options: ReplOptions): Promise<number> {
 
   rl.on('line', (line) => {
     interrupts = 0;
-    queue.push(line);
+    queue.push({ typed: line, text: pastes.expand(line) });
     void pump();
   });
   rl.on('SIGINT', onInterrupt);
@@ -177,4 +191,32 @@ export function runRepl(options: ReplOptions): Promise<number> {
   });
   prompt();
   return finished;
+}
+
+/**
+ * Puts a terminal into raw mode with bracketed paste on, and returns the key stream without
+ * the pastes (each goes to `onPaste` whole); `restore` undoes it. `undefined` for an input that
+ * is not a terminal.
+ */
+function bracketedPasteInput(
+  input: NodeJS.ReadableStream,
+  onPaste: (text: string) => void,
+): { input: NodeJS.ReadableStream; restore: () => void } | undefined {
+  const tty = input as NodeJS.ReadStream;
+  if (tty.isTTY !== true || typeof tty.setRawMode !== 'function' || process.stdout.isTTY !== true) {
+    return undefined;
+  }
+  const filter = createPasteFilter(onPaste);
+  tty.setRawMode(true);
+  tty.pipe(filter);
+  process.stdout.write(BRACKETED_PASTE_ON);
+  return {
+    input: filter,
+    restore() {
+      process.stdout.write(BRACKETED_PASTE_OFF);
+      tty.unpipe(filter);
+      tty.setRawMode(false);
+      tty.pause();
+    },
+  };
 }

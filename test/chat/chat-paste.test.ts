@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/stores/sqlite/index.ts';
+import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
+import { CHATFOLD_ENTRY, chatHome } from './chat-fixtures.ts';
+import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
+
+// Issue 18 item 5, as a person does it in a real terminal (tmux): a 1 MB paste goes in at once
+// (bracketed paste), shows collapsed on the input line, is stored whole and sent fitted to the
+// window.
+
+let server: UsageServer | undefined;
+const open: TerminalSession[] = [];
+afterEach(async () => {
+  for (const terminal of open.splice(0)) terminal.close();
+  await server?.close();
+  server = undefined;
+});
+
+/** ~1 MB of prose lines: 24,387 lines of 42 characters and a line end. */
+const PASTE = Array.from(
+  { length: 24_387 },
+  (_, i) => `line ${String(i).padStart(5, '0')}: the garden path runs by a rose`,
+).join('\n');
+
+describe('pasting into chatfold chat (bracketed paste)', { timeout: 180_000 }, () => {
+  it('a 1 MB paste shows as one collapsed line; stored whole with what was typed after it, sent fitted', async () => {
+    server = await startUsageServer({
+      shape: 'llama.cpp',
+      reporting: 'correct',
+      answer: 'That is a web server log.',
+    });
+    const home = chatHome();
+    const terminal = openTerminal({
+      command: [
+        process.execPath,
+        CHATFOLD_ENTRY,
+        'chat',
+        '--model',
+        'openai-compatible:qwen2.5:32b',
+        '--window',
+        '131072',
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+      ],
+      cwd: home.dir,
+      env: home.env,
+    });
+    open.push(terminal);
+    await terminal.waitFor(/You>$/);
+    terminal.paste(PASTE);
+    const collapsed = await terminal.waitFor(/You> \[pasted 1\.0 MB, 24,387 lines\]$/, { timeoutMs: 20_000 });
+    expect(collapsed).not.toContain('00001 GET'); // the text itself is not drawn on the input line
+    terminal.typeLine(' what is this?');
+    await terminal.waitFor(/That is a web server log\.\n/, { timeoutMs: 120_000 });
+    // Sent fitted: the model got what fits its window (the server's own count), the paste clipped.
+    const sent = server.requests.filter((request) => request.hasTools).at(-1);
+    expect(sent?.promptTokens).toBeLessThanOrEqual(131_072);
+    expect(sent?.lastUserLength).toBeGreaterThan(100_000);
+    terminal.press('C-d');
+    await terminal.waitFor(/\[exited 0\]/);
+    // Stored whole: the session keeps the paste and what was typed after it, character for character.
+    const store = sqliteStore(home.store);
+    try {
+      const [session] = await store.listSessions();
+      const messages = await store.messages(session?.id as string);
+      const user = messages.find((row) => row.message.role === 'user')?.message;
+      const part = user?.parts[0];
+      expect(part?.type === 'text' ? part.text : undefined).toBe(`${PASTE} what is this?`);
+    } finally {
+      await store.close();
+    }
+  });
+});
