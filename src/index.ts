@@ -71,6 +71,8 @@ export type {
 } from './messages/claude-code.ts';
 export { fromClaudeCode, importClaudeCode } from './messages/claude-code.ts';
 export type { ReasoningOutput, ToProviderOptions } from './messages/converter-options.ts';
+export type { EngineCache } from './messages/engine-cache.ts';
+export { createEngineCache } from './messages/engine-cache.ts';
 export type { GeminiContent, GeminiPart, GeminiRequest, GeminiRequestInput } from './messages/gemini.ts';
 export { fromGemini, toGemini } from './messages/gemini.ts';
 export type { NormalizeOptions } from './messages/normalize.ts';

@@ -61,12 +61,12 @@ export interface CountTokensOptions extends Omit<CountOptions, 'tools'> {
  * countTokens(messages, { model: 'gpt-4o', tools, toolChoice: { name: 'get_weather' } }).tools;
  */
 export function countTokens(messages: readonly Message[], options: CountTokensOptions = {}): TokenCount {
-  assertMessages(messages, 'countTokens');
   const counter =
     options.counter ??
     counterFor(
       options.tokenizer ?? (options.model === undefined ? 'chars/4' : tokenizerForModel(options.model)),
     );
+  assertMessages(messages, 'countTokens', { cache: counter.cache });
   const { model: _model, tokenizer: _tokenizer, counter: _counter, tools, ...choice } = options;
   return counter.count(
     messages,

@@ -144,6 +144,8 @@ export function createTokenCounter({
           accuracy: custom.accuracy ?? 'exact',
           isCheap: false,
         };
+  // This counter's compactions share memo tables (issue 22 §3), never another counter's.
+  const cache = createEngineCache();
   // Per message object (a session's messages come back every turn), then per content (the
   // same message rebuilt by a converter, as the stateless SDK middleware does each call).
   const byObject = new WeakMap<Message, number>();
@@ -185,8 +187,8 @@ export function createTokenCounter({
   };
 
   const countMessage = (message: Message, fn = 'countMessage'): number => {
-    // A few string lengths cost less than any cache lookup.
-    if (isCheap) return encodeMessage(assertMessage(message, undefined, fn));
+    // A few string lengths cost less than any cache lookup (the entry check remembers).
+    if (isCheap) return encodeMessage(assertMessage(message, undefined, fn, { cache }));
     const known = byObject.get(message);
     if (known !== undefined) return known;
     // Entry check (MSG-4) on first sight: a message counted once is known well-formed.
@@ -242,8 +244,7 @@ export function createTokenCounter({
   return {
     tokenizer,
     accuracy,
-    // This counter's compactions share memo tables (issue 22 §3), never another counter's.
-    cache: createEngineCache(),
+    cache,
     countText: (text) => {
       if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
       return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));

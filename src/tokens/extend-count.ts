@@ -18,7 +18,11 @@ interface Chain {
   readonly appendedSum: number;
 }
 
-const chains = new WeakMap<TokenCount, Chain>();
+/**
+ * The chain of a count this function made: a non-enumerable property of that object (a copy
+ * does not carry it and starts a new chain), not a module table.
+ */
+const CHAIN = Symbol('chatfold.count-chain');
 
 /** Options of {@link extendTokenCount}. */
 export interface ExtendTokenCountOptions {
@@ -57,7 +61,7 @@ export function extendTokenCount(
 ): TokenCount {
   checkPrevious(counter, previous);
   assertMessages(appended, 'extendTokenCount');
-  let chain = chains.get(previous);
+  let chain = (previous as { [CHAIN]?: Chain })[CHAIN];
   if (chain === undefined) {
     chain = {
       base: previous,
@@ -92,7 +96,7 @@ export function extendTokenCount(
     tokenizer: previous.tokenizer,
     accuracy: previous.accuracy,
   };
-  chains.set(count, next);
+  Object.defineProperty(count, CHAIN, { value: next });
   return count;
 }
 

@@ -46,9 +46,6 @@ export function invalidTools(
   );
 }
 
-/** Schemas found to be JSON. */
-const checked = new WeakSet<object>();
-
 /** The first value in `root` that is not JSON, or nested too deep (a cycle is): its path. */
 function nonJson(root: unknown): { path: (string | number)[]; value: unknown; isTooDeep?: true } | undefined {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
@@ -99,8 +96,8 @@ const joinPath = (where: string, path: readonly (string | number)[]): string =>
  * @throws ChatfoldError `E_INVALID_TOOLS`.
  */
 export function checkToolSchema(value: unknown, where: string, index: number | string): ToolSchema {
-  // The same definitions come with every call: a schema object is walked once (as messages are).
-  if (checked.has(value as object)) return value as ToolSchema;
+  // Walked on every call (no module memo, issue 22 §3): definitions are small, and the
+  // counters cache their count by content.
   if (!isPlainObject(value)) {
     const hint =
       typeof value === 'object' && value !== null && ('_zod' in value || '_def' in value)
@@ -120,7 +117,6 @@ export function checkToolSchema(value: unknown, where: string, index: number | s
   }
   if (found !== undefined)
     throw invalidTools(joinPath(where, found.path), 'a JSON value', found.value, index);
-  checked.add(value);
   return value as ToolSchema;
 }
 
