@@ -174,6 +174,17 @@ describe('README and docs', () => {
   });
 });
 
+describe('docs/errors.md', () => {
+  it('documents every error code chatfold throws', () => {
+    const union =
+      /export type ChatfoldErrorCode =([^;]*);/.exec(read('src/errors/chatfold-error.ts'))?.[1] ?? '';
+    const codes = [...union.matchAll(/'(E_[A-Z_]+)'/g)].map((match) => match[1] as string);
+    expect(codes.length).toBeGreaterThan(20);
+    const page = read('docs/errors.md');
+    expect(codes.filter((code) => !page.includes(`| \`${code}\` |`))).toEqual([]);
+  });
+});
+
 /** The Anthropic SDK's list of models reaching end of life (it warns when one is used). */
 function retiringAnthropicModels(): string[] {
   const sdk = readFileSync(

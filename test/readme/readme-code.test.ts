@@ -10,12 +10,12 @@
  * another fence (```js, ```text).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sourceEntryPoints } from '../../scripts/subpaths.ts';
+import { allTypescriptBlocks, root } from './markdown-blocks.ts';
 
-const root = new URL('../..', import.meta.url).pathname;
 const dir = join(root, 'node_modules/.cache/chatfold-readme-code');
 
 /** Names a README block may use without declaring them, with their types. */
@@ -28,39 +28,9 @@ declare const apiKey: string;
 declare const connectionString: string;
 declare const pool: import('pg').Pool;
 declare const log: (text: string) => void;
+declare const modelFolder: string;
+declare const session: import('chatfold').Session;
 `;
-
-interface CodeBlock {
-  /** The markdown file, relative to the repository (`README.md`, `docs/api.md`). */
-  readonly source: string;
-  /** 1-based line of the block's first code line in that file. */
-  readonly line: number;
-  readonly code: string;
-}
-
-/** The markdown files whose code blocks are checked: the README and every docs page. */
-const markdownFiles = (): string[] => [
-  'README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
-
-/** The ```ts / ```typescript blocks of a markdown file. */
-function typescriptBlocks(source: string): CodeBlock[] {
-  const markdown = readFileSync(join(root, source), 'utf8');
-  const lines = markdown.split('\n');
-  const blocks: CodeBlock[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\b/.test(lines[i] ?? '')) continue;
-    const end = lines.findIndex((line, j) => j > i && line.startsWith('```'));
-    if (end < 0) throw new Error(`${source}:${i + 1}: the code block never closes`);
-    blocks.push({ source, line: i + 2, code: lines.slice(i + 1, end).join('\n') });
-    i = end;
-  }
-  return blocks;
-}
 
 /** `chatfold` and `chatfold/x` → the source file behind each `exports` entry (scripts/subpaths.ts). */
 const sourcePaths = (): Record<string, string[]> =>
@@ -100,7 +70,7 @@ function typeCheck(project: string): Promise<Diagnostic[]> {
 }
 
 describe('README and docs code', () => {
-  const blocks = markdownFiles().flatMap(typescriptBlocks);
+  const blocks = allTypescriptBlocks();
 
   it('has TypeScript blocks to check, in the README and in the docs', () => {
     expect(blocks.filter((block) => block.source === 'README.md').length).toBeGreaterThanOrEqual(3);
