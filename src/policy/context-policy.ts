@@ -165,8 +165,15 @@ export const contextPolicySchema = z
 /** A complete policy: every field set (what `resolvePolicy` returns and reports show). */
 export type ContextPolicy = z.output<typeof contextPolicySchema>;
 
+/** `T` with every array and object read-only (a policy written `as const` is accepted). */
+type ReadonlyDeep<T> = T extends readonly (infer U)[]
+  ? readonly ReadonlyDeep<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+    : T;
+
 /** A policy as users write it: any field may be left out and takes its default. */
-export type ContextPolicyInput = z.input<typeof contextPolicySchema>;
+export type ContextPolicyInput = ReadonlyDeep<z.input<typeof contextPolicySchema>>;
 
 /** Deep partial of a policy, for overriding a preset field by field. */
 export type PolicyOverrides = {
