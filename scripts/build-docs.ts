@@ -70,7 +70,8 @@ function render(source: string): { title: string; body: string } {
       token.attrSet('id', id);
     }
     for (const child of token.children ?? []) {
-      if (child.type === 'link_open') child.attrSet('href', siteLink(source, child.attrGet('href') ?? ''));
+      if (child.type === 'link_open')
+        child.attrSet('href', siteLink(source, String(child.attrGet('href') ?? '')));
     }
   });
   anchors.set(source, seen);
@@ -84,7 +85,7 @@ main{max-width:52rem;padding:1rem 2rem;overflow-x:auto}pre{background:#f5f5f5;pa
 code{font:14px/1.4 ui-monospace,monospace}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top}
 img{max-width:100%}`;
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 
 const pages = sources.map((source) => ({ source, ...render(source) }));
@@ -94,12 +95,12 @@ for (const page of pages) {
   const nav = pages
     .map(
       (other) =>
-        `<a href="${pageOf(other.source)}"${other.source === page.source ? ' aria-current="page"' : ''}>${escape(other.source === 'README.md' ? 'chatfold' : other.title)}</a>`,
+        `<a href="${pageOf(other.source)}"${other.source === page.source ? ' aria-current="page"' : ''}>${escapeHtml(other.source === 'README.md' ? 'chatfold' : other.title)}</a>`,
     )
     .join('\n');
   writeFileSync(
     new URL(pageOf(page.source), out),
-    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\n<title>${escape(page.title)} · chatfold</title><style>${STYLE}</style></head>\n<body><nav aria-label="Documentation">${nav}</nav><main>${page.body}</main></body></html>\n`,
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\n<title>${escapeHtml(page.title)} · chatfold</title><style>${STYLE}</style></head>\n<body><nav aria-label="Documentation">${nav}</nav><main>${page.body}</main></body></html>\n`,
   );
 }
 for (const name of readdirSync(new URL('docs/', root)))
