@@ -33,7 +33,12 @@ const TEST_UNIT = [
   'test/replay.test.ts',
   'test/supersede-real-data.test.ts',
 ];
-const E2E = ['test/web/browser.test.ts', 'test/chat/**/*.test.ts', 'test/install/**/*.test.ts'];
+const E2E = [
+  'test/web/browser.test.ts',
+  'test/web/browser-app.test.ts',
+  'test/chat/**/*.test.ts',
+  'test/install/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias },

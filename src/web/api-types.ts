@@ -85,6 +85,11 @@ export interface Gauge {
   readonly messagesInHistory: number;
   readonly messagesSummarized: number;
   readonly willCompactNextTurn: boolean;
+  /**
+   * Tokens one message may use before it is sent shortened (clipped in the middle, STR-6):
+   * the box warns before sending a longer one (FR-5.3.1).
+   */
+  readonly maxMessageTokens: number;
 }
 
 /** The latest summary (WEB-4). */

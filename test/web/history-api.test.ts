@@ -31,10 +31,10 @@ describe('history API (WEB-6)', () => {
     const all = await page('');
     expect(all.total).toBe(13);
     expect(all.messages.map((message) => message.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    // The system prompt and the first user message (the goal) stay; the turns after it are summarized.
+    // The chat-app policy: a manual summary folds every message but the system prompt
+    // (FR-2.2.1: all messages by default; no goal pinning).
     expect(all.messages[0]?.state).toBe('in-context');
-    expect(all.messages[2]?.state).toBe('summarized');
-    expect(all.messages.at(-1)?.state).toBe('in-context');
+    expect(all.messages.slice(1).every((message) => message.state === 'summarized')).toBe(true);
     expect(all.nextBefore).toBeUndefined();
   });
 

@@ -27,6 +27,8 @@ export interface OpenAiCompatibleStub {
   turn: TurnBehaviour;
   /** The summary text an `ok` summary request streams. */
   summaryText: string;
+  /** Canned answers: a turn whose last user message contains the key gets the text. */
+  readonly replies: Map<string, string>;
   /** Resolves once `count` requests of `kind` were closed early by the client. */
   closed(kind: StubRequest['kind'], count?: number): Promise<void>;
   /** Resolves once `count` requests of `kind` arrived. */
@@ -123,10 +125,9 @@ export async function startOpenAiCompatibleStub(): Promise<OpenAiCompatibleStub>
       tick();
       return;
     }
-    const text =
-      kind === 'summary'
-        ? stub.summaryText
-        : `You said: ${textOf(messages.filter((m) => m.role === 'user').at(-1)?.content)}`;
+    const lastUser = textOf(messages.filter((m) => m.role === 'user').at(-1)?.content);
+    const canned = [...stub.replies].find(([key]) => lastUser.includes(key))?.[1];
+    const text = kind === 'summary' ? stub.summaryText : (canned ?? `You said: ${lastUser}`);
     for (let index = 0; index < text.length; index += 40)
       response.write(chunk(text.slice(index, index + 40)));
     response.write(chunk('', 'stop'));
@@ -144,6 +145,7 @@ export async function startOpenAiCompatibleStub(): Promise<OpenAiCompatibleStub>
     requests: [],
     summary: 'ok',
     turn: 'echo',
+    replies: new Map(),
     summaryText: [
       '## Context',
       'The user sent numbered filler turns to test summaries.',

@@ -72,7 +72,7 @@ async function readStream(
 ): Promise<StreamEvent[]> {
   const response = await web.request(path, { body });
   expect(response.status).toBe(200);
-  const reader = (response.body as ReadableStream<Uint8Array>)
+  const reader = (response.body as ReadableStream<Uint8Array<ArrayBuffer>>)
     .pipeThrough(new TextDecoderStream())
     .getReader();
   const events: StreamEvent[] = [];

@@ -44,8 +44,8 @@ describe('turns API (WEB-1)', () => {
     const view = (await (await web.request(`/api/sessions/${session.id}`)).json()) as SessionView;
     expect(view.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(view.messages.every((message) => message.state === 'in-context')).toBe(true);
-    // The first message names an untitled session.
-    expect(view.session.title).toBe('Hello **world**, tell me more');
+    // The first message names an untitled session, without its markdown marks.
+    expect(view.session.title).toBe('Hello world, tell me more');
     expect(view.gauge.messagesInHistory).toBe(3); // system prompt, user, assistant
     expect(view.gauge.breakdown.find((item) => item.key === 'system')?.tokens).toBeGreaterThan(0);
     // The breakdown covers the whole window (WEB-2).

@@ -35,6 +35,8 @@ interface ServeCliOptions extends AgentProcessCliOptions {
   fakeProvider?: boolean;
   /** `--no-workers` sets it false: no compaction workers in this process (issue 13). */
   workers?: boolean;
+  /** `--summary-timeout`: seconds a summary asked for by hand may take (issue 23). */
+  summaryTimeout?: number;
   /** Connection limits (issue 24); unset ones keep `HTTP_LIMITS`. */
   headersTimeout?: number;
   requestTimeout?: number;
@@ -177,6 +179,11 @@ export function registerServe(program: Command): void {
       "keyless try: answers from chatfold's built-in fake provider, labelled as such",
     )
     .option(
+      '--summary-timeout <seconds>',
+      'seconds a summary asked for in the web app may take before it fails with Retry (default 120)',
+      parsePositiveInteger,
+    )
+    .option(
       '--headers-timeout <ms>',
       `close a connection that has not sent its request headers within this time (default ${HTTP_LIMITS.headersTimeoutMs})`,
       parsePositiveInteger,
@@ -237,6 +244,9 @@ export function registerServe(program: Command): void {
           fakeProvider: fake !== undefined,
           version: pkg.version,
           log: (line) => process.stderr.write(`${line}\n`),
+          ...(options.summaryTimeout === undefined
+            ? {}
+            : { summaryTimeoutMs: options.summaryTimeout * 1000 }),
         });
         if (workers) {
           stopWorkers = await runCompactionWorker({

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../defaults.ts';
 import type { SessionStatus } from '../../session/types.ts';
 import type { BreakdownItem, Gauge } from '../api-types.ts';
 
@@ -31,17 +32,22 @@ export function toGauge(status: SessionStatus): Gauge {
     { key: 'margin', label: 'Safety margin', tokens: breakdown.safetyMargin },
     { key: 'free', label: 'Free', tokens: breakdown.free },
   ];
+  // The meter's own fraction (messages against their budget), so the number, the bar and the
+  // colour always agree, whatever share of the window the policy's triggers compare.
+  const percent = status.budget > 0 ? Math.round((status.tokens / status.budget) * 1000) / 10 : 0;
   return {
     tokens: status.tokens,
     budget: status.budget,
     window: status.window,
-    percent: status.percent,
-    level: gaugeLevel(status.percent),
+    percent,
+    level: gaugeLevel(percent),
     accuracy: status.accuracy,
     tokenizer: status.tokenizer,
     breakdown: items,
     messagesInHistory: status.messagesInHistory,
     messagesSummarized: status.messagesSummarized,
     willCompactNextTurn: status.willCompactNextTurn,
+    // The clip stage's limit (its default share of the budget, STR-6).
+    maxMessageTokens: Math.max(1, Math.floor(status.budget * DEFAULTS.clipShare)),
   };
 }

@@ -9,7 +9,7 @@ import type {
   WireSession,
   WireSummary,
 } from '../api-types.ts';
-import { sessionAutoCompaction, TITLE_KEY } from './agent-pool.ts';
+import { DELETED_AT_KEY, sessionAutoCompaction, TITLE_KEY } from './agent-pool.ts';
 import { HttpError } from './http-error.ts';
 import type { WebStore } from './web-store.ts';
 import { toWireMessage } from './wire-message.ts';
@@ -33,10 +33,13 @@ export function toWireSession(info: SessionInfo): WireSession {
   };
 }
 
-/** The session, or 404 `E_SESSION_NOT_FOUND`. */
+/** True for a chat the user deleted (hidden; its messages stay in the store). */
+export const isDeleted = (info: SessionInfo): boolean => typeof info.metadata?.[DELETED_AT_KEY] === 'string';
+
+/** The session, or 404 `E_SESSION_NOT_FOUND` (also for a deleted one). */
 export async function requireSession(store: WebStore, sessionId: string): Promise<SessionInfo> {
   const info = await store.getSession(sessionId);
-  if (info === undefined) {
+  if (info === undefined || isDeleted(info)) {
     throw new HttpError(
       404,
       'E_SESSION_NOT_FOUND',

@@ -5,11 +5,11 @@ export interface WebLogRecord {
   readonly level: 'info' | 'warn' | 'error';
   /** Noun-verb, e.g. `summary-failed`, `compaction-fallback`, `request-failed`. */
   readonly event: string;
-  readonly sessionId?: string;
-  /** `manual`, `auto`, `overflow`, `regenerate`. */
-  readonly mode?: string;
+  readonly sessionId?: string | undefined;
+  /** `manual`, `auto`, `overflow`, `summarize`, `regenerate`. */
+  readonly mode?: string | undefined;
   /** Why, in one line (the error's message or the fallback's reason). */
-  readonly cause?: string;
+  readonly cause?: string | undefined;
   readonly [key: string]: string | number | boolean | undefined;
 }
 

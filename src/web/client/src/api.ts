@@ -92,3 +92,17 @@ export async function* streamEvents(
 /** Path of a session's API resource. */
 export const sessionPath = (id: string, rest = ''): string =>
   `/api/sessions/${encodeURIComponent(id)}${rest}`;
+
+/**
+ * Stops the session's running turn or summary on the server (Stop, Cancel). Its stream stays
+ * open until what was produced is stored, then ends with `done: aborted`.
+ *
+ * @returns false when nothing was running.
+ */
+export async function stopRun(sessionId: string): Promise<boolean> {
+  const { stopped } = await api<{ stopped: boolean }>(sessionPath(sessionId, '/stop'), {
+    method: 'POST',
+    body: {},
+  });
+  return stopped;
+}

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { SessionView } from '../../api-types.ts';
-import { AUTO_COMPACTION_KEY, TITLE_KEY } from '../agent-pool.ts';
+import { AUTO_COMPACTION_KEY, DELETED_AT_KEY, TITLE_KEY } from '../agent-pool.ts';
+import { HttpError } from '../http-error.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
-import { requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
+import { isDeleted, requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 /** Messages of the active context the chat view loads at once; older ones are in the full history. */
@@ -37,7 +38,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
   return new Hono()
     .get('/', async (context) => {
       const sessions = await store.listSessions({ limit: SESSION_LIST_LIMIT });
-      return context.json({ sessions: sessions.map(toWireSession) });
+      return context.json({ sessions: sessions.filter((info) => !isDeleted(info)).map(toWireSession) });
     })
     .post('/', async (context) => {
       const body = await parseBody(context, createBody);
@@ -79,6 +80,19 @@ export function sessionRoutes(deps: WebDeps): Hono {
         ...(body.autoCompaction === undefined ? {} : { [AUTO_COMPACTION_KEY]: body.autoCompaction }),
       });
       return context.json({ session: toWireSession(info) });
+    })
+    .delete('/:id', async (context) => {
+      const sessionId = sessionIdParam(context);
+      await requireSession(store, sessionId);
+      if (deps.pool.isBusy(sessionId)) {
+        throw new HttpError(
+          409,
+          'E_BUSY',
+          'this chat is answering or summarizing; stop it first, then delete it',
+        );
+      }
+      await store.ensureSession(sessionId, { [DELETED_AT_KEY]: new Date().toISOString() });
+      return context.json({ deleted: true });
     })
     .get('/:id/gauge', async (context) => {
       const sessionId = sessionIdParam(context);

@@ -18,10 +18,24 @@ const turnBody = z.strictObject({
     .refine((text) => text.trim() !== '', 'a message must not be empty'),
 });
 
-/** A one-line title from the first message of a session. */
+/**
+ * A one-line title from the first message of a session: markdown marks (code fences and
+ * backticks, emphasis, headings, quotes, list bullets) and link targets removed, whitespace
+ * folded, cut at a word near 60 characters.
+ */
 export function titleFromText(text: string): string {
-  const line = text.trim().replace(/\s+/g, ' ');
-  return line.length <= TITLE_FROM_TEXT ? line : `${line.slice(0, TITLE_FROM_TEXT - 1)}…`;
+  const line = text
+    .replace(/```[^\n]*\n?/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/[`*_~]+/g, '')
+    .trim()
+    .replace(/\s+/g, ' ');
+  if (line === '') return 'New chat';
+  if (line.length <= TITLE_FROM_TEXT) return line;
+  const cut = line.slice(0, TITLE_FROM_TEXT - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > TITLE_FROM_TEXT / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /**

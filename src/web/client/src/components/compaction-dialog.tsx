@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { CompactionPreview, Gauge, WireCompactionResult } from '../../../api-types.ts';
-import { api, sessionPath, streamEvents } from '../api.ts';
+import { api, sessionPath, stopRun, streamEvents } from '../api.ts';
 import { formatCount, formatDuration, plural } from '../format.ts';
 import { Dialog } from './dialog.tsx';
 
@@ -13,35 +13,57 @@ export interface CompactionDialogProps {
   readonly mode: CompactionDialogMode;
   /** Messages the current summary covers (regenerate's confirmation). */
   readonly summarized?: number;
+  /** The gauge's tokens when the dialog opened: the result's "before". */
+  readonly tokensNow: number;
   readonly onClose: () => void;
-  /** The history changed (or may have): reload the chat. */
+  /** "Continue without summarizing" after a failure: close and go back to the message box. */
+  readonly onContinue: () => void;
+  /** A summary was written: reload the chat (and drop a stale auto-compaction notice). */
   readonly onChanged: () => void;
   readonly onGauge: (gauge: Gauge) => void;
+}
+
+/** What the run ended with; the numbers are the gauge's, before and after (one source). */
+interface Outcome {
+  readonly result: WireCompactionResult;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
 }
 
 type Phase =
   | { readonly step: 'loading' }
   | { readonly step: 'confirm'; readonly preview?: CompactionPreview }
-  | { readonly step: 'running'; readonly text: string; readonly fallback?: string }
-  | { readonly step: 'result'; readonly result: WireCompactionResult; readonly fallback?: string }
+  | { readonly step: 'running'; readonly text: string; readonly stopping: boolean }
+  | { readonly step: 'result'; readonly outcome: Outcome }
   | { readonly step: 'cancelled' }
-  | { readonly step: 'error'; readonly message: string };
+  | { readonly step: 'error'; readonly code: string | undefined; readonly message: string };
 
 /** Summary characters the result shows (FR-2.4.3). */
 const PREVIEW_CHARS = 200;
 
+/** The error line for a failure code (the server's message says the rest). */
+const FAILURE_TITLE: Record<string, string> = {
+  E_SUMMARY_TIMEOUT: 'The summarizer took too long',
+  E_SUMMARY_TOO_LONG: 'The summarizer wrote far more than a summary',
+  E_SUMMARY_FAILED: 'The summarizer failed',
+  E_BUSY: 'This chat is busy',
+};
+
 /**
  * The manual summarize flow (WEB-5, FR-2.1–2.4) and "Regenerate summary" (WEB-4) in one
- * `role="dialog"`: a confirmation with the engine's dry-run numbers (total messages, messages
- * to summarize, estimated new token count) and an optional instruction, Cancel; then a
- * progress indicator with the summary as it streams; then the result with a 200-character
- * preview and tokens saved; on failure the error with Retry, the history untouched.
+ * `role="dialog"`: a confirmation with the engine's dry-run numbers and an optional
+ * instruction; then a progress indicator with the summary as it streams and Cancel, which
+ * stops the request on the server; then the result with a 200-character preview and the
+ * gauge's before → after. A failure (FR-5.1.2) is never shown as "Done": the error with Retry
+ * and "Continue without summarizing", the history untouched.
  */
 export function CompactionDialog({
   sessionId,
   mode,
   summarized,
+  tokensNow,
   onClose,
+  onContinue,
   onChanged,
   onGauge,
 }: CompactionDialogProps) {
@@ -59,65 +81,79 @@ export function CompactionDialog({
       signal: controller.signal,
     }).then(
       (preview) => setPhase({ step: 'confirm', preview }),
-      (error: Error) => {
-        if (!controller.signal.aborted) setPhase({ step: 'error', message: error.message });
+      (error: Error & { code?: string }) => {
+        if (!controller.signal.aborted) setPhase({ step: 'error', code: error.code, message: error.message });
       },
     );
     return () => controller.abort();
   }, [sessionId, mode]);
 
+  // Closing the page mid-summary closes the stream, which stops the request too.
   useEffect(() => () => running.current?.abort(), []);
 
   const run = useCallback(async () => {
     const controller = new AbortController();
     running.current = controller;
     let text = '';
-    let fallback: string | undefined;
     let result: WireCompactionResult | undefined;
-    let failure: string | undefined;
-    setPhase({ step: 'running', text });
+    let failure: { code: string | undefined; message: string } | undefined;
+    let aborted = false;
+    let tokensAfter: number | undefined;
+    setPhase({ step: 'running', text, stopping: false });
     const path = sessionPath(sessionId, mode === 'summarize' ? '/compactions' : '/compactions/regenerate');
     const body = instructions.trim() === '' ? {} : { instructions: instructions.trim() };
     try {
       for await (const event of streamEvents(path, body, controller.signal)) {
         if (event.type === 'compaction-progress') {
           text += event.text;
-          setPhase({ step: 'running', text, ...(fallback === undefined ? {} : { fallback }) });
-        } else if (event.type === 'compaction-fallback') {
-          fallback = event.reason;
-          setPhase({ step: 'running', text, fallback });
+          setPhase((current) =>
+            current.step === 'running' ? { ...current, text } : { step: 'running', text, stopping: false },
+          );
         } else if (event.type === 'compaction-end') {
           result = event.result;
-        } else if (event.type === 'compaction-error' || event.type === 'error') {
-          failure = event.message;
+        } else if (event.type === 'error' || event.type === 'compaction-error') {
+          failure ??= { code: event.type === 'error' ? event.code : undefined, message: event.message };
         } else if (event.type === 'gauge') {
+          tokensAfter = event.gauge.tokens;
           onGauge(event.gauge);
         } else if (event.type === 'done' && event.reason === 'aborted') {
-          failure ??= 'the summary was stopped';
+          aborted = true;
         }
       }
     } catch (error) {
-      if (controller.signal.aborted) {
-        setPhase({ step: 'cancelled' });
-        onChanged();
-        return;
-      }
-      failure = (error as Error).message;
+      if (controller.signal.aborted) aborted = true;
+      else failure ??= { code: (error as { code?: string }).code, message: (error as Error).message };
     } finally {
       running.current = undefined;
     }
-    if (failure !== undefined || result === undefined) {
-      setPhase({ step: 'error', message: failure ?? 'the server ended the stream without a result' });
+    if (failure !== undefined) {
+      setPhase({ step: 'error', ...failure });
+    } else if (aborted) {
+      setPhase({ step: 'cancelled' });
+    } else if (result === undefined) {
+      setPhase({ step: 'error', code: undefined, message: 'the server ended the stream without a result' });
     } else {
-      setPhase({ step: 'result', result, ...(fallback === undefined ? {} : { fallback }) });
+      setPhase({
+        step: 'result',
+        outcome: { result, tokensBefore: tokensNow, tokensAfter: tokensAfter ?? result.tokensAfter },
+      });
+      if (result.compacted) onChanged();
     }
-    onChanged();
-  }, [sessionId, mode, instructions, onChanged, onGauge]);
+  }, [sessionId, mode, instructions, tokensNow, onChanged, onGauge]);
 
-  const stop = (): void => running.current?.abort();
+  /** Cancel while running: the server stops the summary request; the stream then ends. */
+  const cancel = (): void => {
+    setPhase((current) => (current.step === 'running' ? { ...current, stopping: true } : current));
+    stopRun(sessionId).then(
+      (stopped) => {
+        if (!stopped) running.current?.abort();
+      },
+      () => running.current?.abort(),
+    );
+  };
 
   return (
-    <Dialog title={title} onClose={phase.step === 'running' ? stop : onClose}>
+    <Dialog title={title} onClose={phase.step === 'running' ? cancel : onClose}>
       {phase.step === 'loading' && (
         <p class="progress-line muted">
           <progress aria-label="Loading the preview" />
@@ -163,36 +199,41 @@ export function CompactionDialog({
         <div class="stack">
           <p class="progress-line">
             <progress aria-label="Summarizing" />
-            <span>Summarizing…</span>
+            <span>{phase.stopping ? 'Cancelling…' : 'Summarizing…'}</span>
           </p>
-          {phase.fallback !== undefined && <p class="warning">{phase.fallback}</p>}
           <section aria-label="Summary so far" class="streaming-summary">
             {phase.text === '' ? <p class="muted">Waiting for the summarizer…</p> : <pre>{phase.text}</pre>}
           </section>
           <div class="dialog-buttons">
-            <button type="button" class="secondary" onClick={stop}>
-              Stop
+            <button type="button" class="secondary" onClick={cancel} disabled={phase.stopping}>
+              Cancel
             </button>
           </div>
         </div>
       )}
-      {phase.step === 'result' && (
-        <ResultFacts result={phase.result} fallback={phase.fallback} onClose={onClose} />
-      )}
+      {phase.step === 'result' && <ResultFacts outcome={phase.outcome} onClose={onClose} />}
       {phase.step === 'cancelled' && (
         <div class="stack">
-          <p>Stopped. The history is unchanged.</p>
-          <CloseButton onClose={onClose} />
+          <p role="status">Cancelled. The summary request was stopped; the history is unchanged.</p>
+          <div class="dialog-buttons">
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
+          </div>
         </div>
       )}
       {phase.step === 'error' && (
         <div class="stack">
-          <p role="alert" class="error">
-            Summarizing failed: {phase.message}. The history is unchanged; you can keep chatting.
-          </p>
+          <div role="alert" class="error-box">
+            <p>
+              <strong>Summarizing failed.</strong> {FAILURE_TITLE[phase.code ?? ''] ?? 'Something went wrong'}
+              : {phase.message}.
+            </p>
+            <p>Nothing was summarized and the history is unchanged; you can keep chatting.</p>
+          </div>
           <div class="dialog-buttons">
-            <button type="button" class="secondary" onClick={onClose}>
-              Close
+            <button type="button" class="secondary" onClick={onContinue}>
+              Continue without summarizing
             </button>
             <button type="button" onClick={() => void run()}>
               Retry
@@ -201,16 +242,6 @@ export function CompactionDialog({
         </div>
       )}
     </Dialog>
-  );
-}
-
-function CloseButton({ onClose }: { readonly onClose: () => void }) {
-  return (
-    <div class="dialog-buttons">
-      <button type="button" onClick={onClose}>
-        Close
-      </button>
-    </div>
   );
 }
 
@@ -232,28 +263,35 @@ function PreviewFacts({ preview }: { readonly preview: CompactionPreview }) {
   );
 }
 
-function ResultFacts({
-  result,
-  fallback,
-  onClose,
-}: {
-  readonly result: WireCompactionResult;
-  readonly fallback: string | undefined;
-  readonly onClose: () => void;
-}) {
-  const saved = result.tokensBefore - result.tokensAfter;
+const SOURCE_NOTE: Record<NonNullable<WireCompactionResult['summarySource']>, string | undefined> = {
+  llm: undefined,
+  custom: 'The summary text came from a hook, not from the model.',
+  extractive: 'No model wrote this summary: it quotes the messages.',
+};
+
+function ResultFacts({ outcome, onClose }: { readonly outcome: Outcome; readonly onClose: () => void }) {
+  const { result, tokensBefore, tokensAfter } = outcome;
+  const saved = tokensBefore - tokensAfter;
+  const added = result.messagesAdded ?? result.messagesSummarized ?? 0;
+  const note = result.summarySource === undefined ? undefined : SOURCE_NOTE[result.summarySource];
   return (
     <div class="stack">
       {result.compacted ? (
         <p role="status">
-          Done: {plural(result.messagesSummarized ?? 0, 'message')} summarized in{' '}
-          {formatDuration(result.durationMs)}. Context {formatCount(result.tokensBefore)} →{' '}
-          {formatCount(result.tokensAfter)} tokens (<strong>{formatCount(saved)} tokens saved</strong>).
+          Done: {plural(added, 'message')} summarized in {formatDuration(result.durationMs)}
+          {result.messagesSummarized !== undefined && result.messagesSummarized !== added
+            ? ` (the summary now stands for ${plural(result.messagesSummarized, 'message')})`
+            : ''}
+          . Context {formatCount(tokensBefore)} → {formatCount(tokensAfter)} tokens (
+          <strong>
+            {saved >= 0 ? `${formatCount(saved)} tokens saved` : `${formatCount(-saved)} tokens more`}
+          </strong>
+          ).
         </p>
       ) : (
         <p role="status">Nothing was summarized: {result.reason}.</p>
       )}
-      {fallback !== undefined && <p class="warning">{fallback}</p>}
+      {note !== undefined && <p class="warning">{note}</p>}
       {result.summaryPreview !== undefined && (
         <figure class="summary-preview">
           <figcaption>Summary preview</figcaption>
@@ -263,7 +301,11 @@ function ResultFacts({
           </blockquote>
         </figure>
       )}
-      <CloseButton onClose={onClose} />
+      <div class="dialog-buttons">
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
     </div>
   );
 }

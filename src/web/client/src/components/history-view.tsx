@@ -153,7 +153,7 @@ export function HistoryView({ sessionId }: { readonly sessionId: string }) {
       )}
       <section class="history-list" aria-label="History messages">
         {messages.map((message) => (
-          <MessageView key={message.id} message={message} showState />
+          <MessageView key={message.id} message={message} showState highlight={page?.query ?? ''} />
         ))}
       </section>
       <h2>Compactions</h2>

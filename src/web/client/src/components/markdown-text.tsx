@@ -1,14 +1,50 @@
-import { useMemo } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { renderMarkdown } from '../markdown.ts';
+
+/** Adds a "Copy" button to each code block (DOM API and a listener: no HTML, no inline handler). */
+function addCopyButtons(root: HTMLElement): void {
+  for (const pre of root.querySelectorAll('pre')) {
+    if (pre.parentElement?.classList.contains('code-block')) continue;
+    const wrapper = document.createElement('div');
+    wrapper.className = 'code-block';
+    pre.replaceWith(wrapper);
+    wrapper.append(pre);
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'code-copy';
+    button.textContent = 'Copy';
+    button.setAttribute('aria-label', 'Copy code');
+    button.addEventListener('click', () => {
+      navigator.clipboard.writeText(pre.textContent ?? '').then(
+        () => {
+          button.textContent = 'Copied';
+        },
+        () => {
+          button.textContent = 'Copy failed';
+        },
+      );
+      setTimeout(() => {
+        button.textContent = 'Copy';
+      }, 1500);
+    });
+    wrapper.append(button);
+  }
+}
 
 /**
  * Model or summary text rendered as markdown. The HTML comes from {@link renderMarkdown}, which
- * escapes any HTML in the text and sanitises the result (WEB-8); nothing else is ever set as HTML.
+ * escapes any HTML in the text and sanitises the result (WEB-8); nothing else is ever set as
+ * HTML. Code blocks are highlighted and get a Copy button; tables are styled.
  */
 export function MarkdownText({ text, class: className }: { readonly text: string; readonly class?: string }) {
   const html = useMemo(() => renderMarkdown(text), [text]);
+  const root = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (root.current !== null) addCopyButtons(root.current);
+  }, [html]);
   return (
     <div
+      ref={root}
       class={className === undefined ? 'markdown' : `markdown ${className}`}
       dangerouslySetInnerHTML={{ __html: html }}
     />

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { WireMessage, WirePart } from '../../../api-types.ts';
 import { formatCount, formatTime } from '../format.ts';
 import { MarkdownText } from './markdown-text.tsx';
@@ -19,6 +20,8 @@ export function stateLabel(message: Pick<WireMessage, 'state' | 'stub'>): string
     case 'omitted':
       return 'omitted';
     case 'stubbed':
+      // FR-5.3.1: the screen shows the whole message; the badge says the model gets less.
+      if (message.stub === 'clipped') return 'clipped for the model';
       return message.stub === undefined ? 'stubbed' : `stubbed (${message.stub})`;
   }
 }
@@ -51,9 +54,49 @@ export function ToolLine({
   );
 }
 
-function PartView({ part, role }: { readonly part: WirePart; readonly role: WireMessage['role'] }) {
+/** Text with every case-insensitive occurrence of `query` in a `<mark>` (history search, FR-6.3.2). */
+export function Highlighted({ text, query }: { readonly text: string; readonly query: string }) {
+  if (query === '') return <>{text}</>;
+  const lower = text.toLowerCase();
+  const needle = query.toLowerCase();
+  const pieces: ComponentChildren[] = [];
+  let from = 0;
+  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
+    if (at > from) pieces.push(text.slice(from, at));
+    pieces.push(<mark key={at}>{text.slice(at, at + needle.length)}</mark>);
+    from = at + needle.length;
+  }
+  pieces.push(text.slice(from));
+  return <>{pieces}</>;
+}
+
+/** The text a "Copy" button copies: the message's text parts. */
+export function messageText(message: WireMessage): string {
+  return message.parts
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
+function PartView({
+  part,
+  role,
+  highlight,
+}: {
+  readonly part: WirePart;
+  readonly role: WireMessage['role'];
+  readonly highlight: string;
+}) {
   switch (part.type) {
     case 'text':
+      // A search shows matches marked in the plain text.
+      if (highlight !== '') {
+        return (
+          <p class="plain">
+            <Highlighted text={part.text} query={highlight} />
+          </p>
+        );
+      }
       // Your own words stay as typed; the model's are rendered as (sanitised) markdown.
       return role === 'assistant' ? <MarkdownText text={part.text} /> : <p class="plain">{part.text}</p>;
     case 'reasoning':
@@ -89,9 +132,15 @@ function PartView({ part, role }: { readonly part: WirePart; readonly role: Wire
 export function MessageView({
   message,
   showState = false,
+  highlight = '',
+  actions,
 }: {
   readonly message: WireMessage;
   readonly showState?: boolean;
+  /** A search to mark in the text. */
+  readonly highlight?: string;
+  /** Buttons for this message (copy, edit, regenerate). */
+  readonly actions?: ComponentChildren;
 }) {
   const label = ROLE_LABEL[message.role];
   return (
@@ -107,9 +156,10 @@ export function MessageView({
         {(showState || message.state !== 'in-context') && (
           <span class={`state-badge state-badge-${message.state}`}>{stateLabel(message)}</span>
         )}
+        {actions !== undefined && <span class="message-actions">{actions}</span>}
       </header>
       {message.parts.map((part, index) => (
-        <PartView key={index} part={part} role={message.role} />
+        <PartView key={index} part={part} role={message.role} highlight={highlight} />
       ))}
     </article>
   );

@@ -20,10 +20,13 @@ export function StreamingTurn({
   user,
   items,
   busy,
+  stopped = false,
 }: {
   readonly user: string;
   readonly items: readonly StreamItem[];
   readonly busy: boolean;
+  /** Stopped by the user: the partial answer stays as it is. */
+  readonly stopped?: boolean;
 }) {
   return (
     <>
@@ -37,6 +40,7 @@ export function StreamingTurn({
         <header class="message-head">
           <span class="message-role">Assistant</span>
           {busy && <span class="typing" aria-hidden="true" />}
+          {stopped && <span class="state-badge">stopped</span>}
         </header>
         {items.map((item, index) => {
           if (item.kind === 'text') return <MarkdownText key={index} text={item.text} />;
