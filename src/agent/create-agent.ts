@@ -171,6 +171,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     sdkTools,
     definitions,
     maxSteps: options.maxSteps ?? DEFAULT_MAX_STEPS,
+    requestTimeoutMs: options.requestTimeoutMs,
     maxOutputTokens: spec?.maxOutputTokens,
     temperature: spec?.temperature,
   };

@@ -40,6 +40,18 @@ export interface RunContext {
   readonly maxSteps: number;
   readonly maxOutputTokens: number | undefined;
   readonly temperature: number | undefined;
+  /** Milliseconds a model call may go without sending anything before it is cancelled. */
+  readonly requestTimeoutMs: number | undefined;
+}
+
+/** The error of a model call that sent nothing for `requestTimeoutMs` (a stuck or overloaded server). */
+function requestTimeoutError(label: string, timeoutMs: number): ChatfoldError {
+  const seconds = timeoutMs / 1000;
+  return new ChatfoldError(
+    'E_PROVIDER',
+    `${label} sent nothing for ${Number(seconds.toFixed(1))} s; the request was cancelled (the server may be overloaded or stuck)`,
+    { requestTimeoutMs: timeoutMs },
+  );
 }
 
 interface Totals {
@@ -259,12 +271,24 @@ async function streamStep(
   emit: (event: AgentEvent) => void,
 ): Promise<StepOutcome> {
   const messages = toAiSdk(withCurrentInstructions(prompt, context.instructions)) as ModelMessage[];
+  // The request timeout is on silence: a long answer that keeps streaming is never cut.
+  const timeoutMs = context.requestTimeoutMs;
+  const silence = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const heard = (): void => {
+    if (timeoutMs === undefined) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => silence.abort(requestTimeoutError(context.label, timeoutMs)), timeoutMs);
+  };
+  heard();
+  const timedOut = (): ChatfoldError | undefined =>
+    silence.signal.aborted && !signal.aborted ? (silence.signal.reason as ChatfoldError) : undefined;
   const result = context.ai.streamText({
     model: context.model,
     messages,
     allowSystemInMessages: true,
     tools: context.sdkTools,
-    abortSignal: signal,
+    abortSignal: timeoutMs === undefined ? signal : AbortSignal.any([signal, silence.signal]),
     // Errors arrive as stream parts and become `error` events; the SDK's default logs to the console.
     onError: () => undefined,
     ...(context.maxOutputTokens === undefined ? {} : { maxOutputTokens: context.maxOutputTokens }),
@@ -277,6 +301,8 @@ async function streamStep(
   let aborted = false;
   try {
     for await (const part of result.fullStream) {
+      heard();
+      if (timedOut() !== undefined) return { kind: 'error', error: timedOut() };
       switch (part.type) {
         case 'text-delta':
           text += part.text;
@@ -319,9 +345,11 @@ async function streamStep(
           usage.outputTokens = part.usage.outputTokens;
           break;
         case 'abort':
+          if (timedOut() !== undefined) return { kind: 'error', error: timedOut() };
           aborted = true;
           break;
         case 'error':
+          if (timedOut() !== undefined) return { kind: 'error', error: timedOut() };
           if (signal.aborted) aborted = true;
           else return { kind: 'error', error: part.error };
           break;
@@ -330,9 +358,13 @@ async function streamStep(
       }
     }
   } catch (error) {
+    if (timedOut() !== undefined) return { kind: 'error', error: timedOut() };
     if (!signal.aborted) return { kind: 'error', error };
     aborted = true;
+  } finally {
+    clearTimeout(timer);
   }
+  if (timedOut() !== undefined) return { kind: 'error', error: timedOut() };
   if (aborted || signal.aborted) {
     // Keep what the user already saw (the partial answer), marked as interrupted.
     const assistant: MessageInput | undefined =

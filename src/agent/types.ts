@@ -283,6 +283,12 @@ export interface AgentOptions {
   /** Model calls per run before it stops with `step-limit`. Default 25. */
   readonly maxSteps?: number;
   /**
+   * Milliseconds a model call may go without sending anything (no first token, a stalled
+   * stream) before it is cancelled with an `E_PROVIDER` error event; a long answer that keeps
+   * streaming is never cut. Default: no limit.
+   */
+  readonly requestTimeoutMs?: number;
+  /**
    * Token counter for the session (e.g. `createLlamaCppTokenCounter` for a local server's own
    * tokenizer); default: the model's tokenizer. Calibrated by reported usage like the default.
    */

@@ -76,10 +76,13 @@ export async function startUsageServer({
   shape,
   reporting,
   answer = 'Noted.',
+  stall,
 }: {
   shape: ServerShape;
   reporting: UsageReporting;
   answer?: string;
+  /** A server that takes the request and then goes silent: before any byte, or after the first chunk. */
+  stall?: 'before-headers' | 'after-first-chunk';
 }): Promise<UsageServer> {
   const requests: ServedRequest[] = [];
   /** The prompt cache: the last prompt's tokens (one slot, like a single-user local server). */
@@ -149,6 +152,7 @@ export async function startUsageServer({
     }
     const body = JSON.parse(await readBody(request)) as ChatBody;
     const usage = usageOf(body);
+    if (stall === 'before-headers') return; // never answers; the client gives up
     const created = Math.floor(Date.now() / 1000);
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -174,6 +178,7 @@ export async function startUsageServer({
       ...head(created),
       choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
     });
+    if (stall === 'after-first-chunk') return;
     for (const piece of answer.match(/\S+\s*/g) ?? [])
       send({ ...head(created), choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     send({ ...head(created), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });

@@ -62,3 +62,40 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
     expect(run.stdout).toContain('History: 3 messages;');
   });
 });
+
+describe('chatfold chat --timeout', { timeout: 60_000 }, () => {
+  it('a model server that never answers: one line saying so and how to wait longer, exit 1', async () => {
+    server = await startUsageServer({ shape: 'vllm', reporting: 'correct', stall: 'before-headers' });
+    const home = chatHome();
+    const run = await runChat(home, [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+      '--timeout',
+      '0.5',
+      '--print',
+      'hi',
+    ]);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      '✗ openai-compatible:gpt-4o sent nothing for 0.5 s; the request was cancelled (the server may be overloaded or stuck); --timeout SECONDS waits longer\n',
+    );
+    const bad = await runChat(home, [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--timeout',
+      'soon',
+      '--print',
+      'hi',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^chatfold: --timeout "soon": expected seconds .*\[E_INVALID_OPTIONS\]\n$/);
+  });
+});

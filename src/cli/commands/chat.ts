@@ -34,6 +34,10 @@ export function registerChat(program: Command): void {
       '--window <tokens>',
       "the model's context window in tokens (e.g. 32768 or 32k); over the agent file's model.maxInputTokens",
     )
+    .option(
+      '--timeout <seconds>',
+      'cancel a model call that sends nothing for this long (default 300; local models on a CPU may need more)',
+    )
     .option('--print <prompt>', 'run one turn, print the answer and exit (scripts)')
     .action(async (agent: string | undefined, options: ChatCliOptions) => {
       process.exitCode = await startChat(agent, options);

@@ -1,4 +1,5 @@
 import type { AgentEvent, DoneEvent } from '../../agent/types.ts';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { plural } from '../plural.ts';
 import { underReportNote } from './context-view.ts';
 import { compactionLine, seconds } from './format-compaction.ts';
@@ -129,9 +130,15 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
             ),
           );
           break;
-        case 'error':
-          noticeLine(style.red(`✗ ${event.message}`));
+        case 'error': {
+          // A request timeout says how to wait longer, in the command line's words.
+          const hint =
+            ChatfoldError.isInstance(event.error) && typeof event.error.details.requestTimeoutMs === 'number'
+              ? '; --timeout SECONDS waits longer'
+              : '';
+          noticeLine(style.red(`✗ ${event.message}${hint}`));
           break;
+        }
         case 'done':
           done = event;
           newline();

@@ -25,6 +25,25 @@ export interface ChatCliOptions {
   readonly window?: string;
   /** `--new`: start a new session (with `--session ID`, under that id). */
   readonly new?: boolean;
+  /** `--timeout SECONDS`: how long a model call may send nothing before it is cancelled. */
+  readonly timeout?: string;
+}
+
+/** Seconds a model call may send nothing before `chatfold chat` cancels it (`--timeout`). */
+export const DEFAULT_REQUEST_TIMEOUT_S = 300;
+
+/** `--timeout 90` as milliseconds. */
+function timeoutOption(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_REQUEST_TIMEOUT_S * 1000;
+  const seconds = Number(value);
+  if (!(Number.isFinite(seconds) && seconds > 0)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `--timeout ${JSON.stringify(value)}: expected seconds a model call may send nothing, e.g. --timeout 600`,
+      { timeout: value },
+    );
+  }
+  return Math.round(seconds * 1000);
 }
 
 /**
@@ -141,6 +160,7 @@ function resumeCommandOf(agentRef: string | undefined, sessionId: string, option
   if (options.store !== undefined) args.push('--store', options.store);
   if (options.model !== undefined) args.push('--model', options.model);
   if (options.window !== undefined) args.push('--window', options.window);
+  if (options.timeout !== undefined) args.push('--timeout', options.timeout);
   if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
   return args.map(shellWord).join(' ');
 }
@@ -187,6 +207,7 @@ async function openAgent(
       ? {}
       : { context: definedOnly(loaded.file.context) as AgentContextOptions }),
     ...(loaded?.file.maxSteps === undefined ? {} : { maxSteps: loaded.file.maxSteps }),
+    requestTimeoutMs: timeoutOption(options.timeout),
     ...(summarizer === undefined ? {} : { summarizer: definedOnly(summarizer) as AgentModelSpec }),
   });
 }
