@@ -282,14 +282,14 @@ model:
 context:
   autoSummarize: true
   maxMessagesBeforeSummary: thirty
-  max_tokens_before_summary: 5000
+  max_tokens_before_sumary: 5000
 `,
     );
     const terminal = chat(home, ['broken']);
     const out = await terminal.waitFor(/\[exited \d+\]/);
     const file = path.join(home.dir, '.chatfold', 'agents', 'broken.yaml');
     expect(out).toContain(
-      `chatfold: ${file}:8:29 context.maxMessagesBeforeSummary: expected a positive integer, received "thirty"\n${file}:9:3 context.max_tokens_before_summary: unknown key (did you mean maxTokensBeforeSummary?)`,
+      `chatfold: ${file}:8:29 context.maxMessagesBeforeSummary: expected a positive integer, received "thirty"\n${file}:9:3 context.max_tokens_before_sumary: unknown key (did you mean max_tokens_before_summary?)`,
     );
     expect(out).toMatch(/\[E_AGENT_FILE\]\n\[exited 1\]$/);
   });
