@@ -7,7 +7,37 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-/** A pattern compiled in its own worker thread, matching one file at a time. */
+/** Idle workers kept for the next search (starting one costs tens of milliseconds). */
+const MAX_IDLE_WORKERS = 2;
+const idleWorkers: Worker[] = [];
+
+function takeWorker(): Worker {
+  const reused = idleWorkers.pop();
+  if (reused !== undefined) {
+    reused.ref();
+    return reused;
+  }
+  const worker = new Worker(WORKER_URL);
+  // An idle worker that dies is dropped from the pool.
+  worker.on('exit', () => {
+    const at = idleWorkers.indexOf(worker);
+    if (at !== -1) idleWorkers.splice(at, 1);
+  });
+  worker.on('error', () => {});
+  return worker;
+}
+
+function returnWorker(worker: Worker): void {
+  if (idleWorkers.length >= MAX_IDLE_WORKERS) {
+    void worker.terminate();
+    return;
+  }
+  // Idle workers never keep the process alive.
+  worker.unref();
+  idleWorkers.push(worker);
+}
+
+/** A pattern matched in a worker thread, one file at a time. */
 export interface LineMatcher {
   /**
    * Matches one file's bytes (UTF-8) line by line.
@@ -17,13 +47,16 @@ export interface LineMatcher {
     bytes: Uint8Array,
     options: { readonly maxShown: number; readonly lineChars: number },
   ): Promise<LineMatches>;
-  /** Terminates the worker: a match in progress rejects with `reason` at once. Idempotent. */
+  /**
+   * Ends the matcher: a match in progress rejects with `reason` at once and its worker is
+   * terminated, however far it got; an idle worker goes back to the pool. Idempotent.
+   */
   stop(reason: unknown): void;
 }
 
 /**
- * Starts a worker thread that runs one pattern on RE2 (issue 24): the event loop only waits for
- * its answers, and `stop` ends a match however far it got.
+ * A matcher for one search (issue 24): the pattern runs on RE2 in a worker thread taken from a
+ * small pool on the first file, so the event loop only waits for answers.
  *
  * @param pattern A pattern that `RE2JS.compile` accepts (checked by the caller).
  * @param ignoreCase Case-insensitive matching.
@@ -32,36 +65,47 @@ export function startLineMatcher(pattern: string, ignoreCase: boolean): LineMatc
   let worker: Worker | undefined;
   let pending: { resolve(result: LineMatches): void; reject(reason: unknown): void } | undefined;
   let stopped: { reason: unknown } | undefined;
-  const fail = (reason: unknown): void => {
-    stopped ??= { reason };
-    pending?.reject(stopped.reason);
+  const onMessage = (result: LineMatches): void => {
+    const waiting = pending;
+    pending = undefined;
+    waiting?.resolve(result);
+  };
+  const onError = (error: unknown): void => stop(error);
+  const onExit = (code: number): void => stop(new Error(`the search worker exited (code ${code})`));
+  const release = (thread: Worker): void => {
+    thread.off('message', onMessage);
+    thread.off('error', onError);
+    thread.off('exit', onExit);
+  };
+  const stop = (reason: unknown): void => {
+    if (stopped !== undefined) return;
+    stopped = { reason };
+    const thread = worker;
+    worker = undefined;
+    if (thread !== undefined) {
+      release(thread);
+      // A worker still matching cannot be interrupted any other way.
+      if (pending === undefined) returnWorker(thread);
+      else void thread.terminate();
+    }
+    pending?.reject(reason);
     pending = undefined;
   };
-  // Started on the first file, so a search that finds no file starts no thread.
-  const started = (): Worker => {
-    if (worker !== undefined) return worker;
-    worker = new Worker(WORKER_URL, { workerData: { pattern, ignoreCase } });
-    worker.on('message', (result: LineMatches) => {
-      const waiting = pending;
-      pending = undefined;
-      waiting?.resolve(result);
-    });
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the search worker exited (code ${code})`)));
-    return worker;
-  };
   return {
-    match(bytes, options) {
+    match(bytes, { maxShown, lineChars }) {
       if (stopped !== undefined) return Promise.reject(stopped.reason);
-      const thread = started();
+      if (worker === undefined) {
+        worker = takeWorker();
+        worker.on('message', onMessage);
+        worker.on('error', onError);
+        worker.on('exit', onExit);
+      }
+      const thread = worker;
       return new Promise((resolve, reject) => {
         pending = { resolve, reject };
-        thread.postMessage({ bytes, ...options });
+        thread.postMessage({ pattern, ignoreCase, bytes, maxShown, lineChars });
       });
     },
-    stop(reason) {
-      fail(reason);
-      void worker?.terminate();
-    },
+    stop,
   };
 }
