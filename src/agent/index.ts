@@ -54,6 +54,8 @@ export type {
 export type { WorkspaceLimits } from './workspace/bounded-output.ts';
 export { WORKSPACE_LIMITS } from './workspace/bounded-output.ts';
 export { WORKSPACE_IDEMPOTENT_TOOLS, WORKSPACE_TOOL_MAPPINGS } from './workspace/tool-mappings.ts';
+export type { WorkspaceRefusalReason } from './workspace/workspace-refusal.ts';
+export { WORKSPACE_REFUSAL_REASONS } from './workspace/workspace-refusal.ts';
 export type { WorkspacePath, WorkspaceRoot } from './workspace/workspace-root.ts';
 export { openWorkspaceRoot } from './workspace/workspace-root.ts';
 export type { WorkspaceToolName, WorkspaceToolsOptions } from './workspace/workspace-tools.ts';
