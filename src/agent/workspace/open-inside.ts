@@ -275,12 +275,13 @@ export async function openChildFile(
   } catch {
     return undefined;
   }
-  const stats = await opened.handle.stat();
-  if (!stats.isFile()) {
-    await opened.handle.close();
-    return undefined;
+  let stats: Stats | undefined;
+  try {
+    stats = await opened.handle.stat();
+  } finally {
+    if (!stats?.isFile()) await opened.handle.close();
   }
-  return { relative, handle: opened.handle, stats };
+  return stats.isFile() ? { relative, handle: opened.handle, stats } : undefined;
 }
 
 /**

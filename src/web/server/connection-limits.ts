@@ -97,6 +97,11 @@ const clientAddress = (socket: Socket): string => (socket.remoteAddress ?? 'unkn
  * @param limits Overrides of {@link HTTP_LIMITS}.
  * @returns Live counts.
  * @throws ChatfoldError `E_INVALID_OPTIONS` for a limit that is not a positive integer.
+ * @example
+ * const limits = { maxConnectionsPerAddress: 64 };
+ * const server = http.createServer(httpServerOptions(limits), handler);
+ * const counts = limitConnections(server, limits);
+ * server.listen(8080, '127.0.0.1');
  */
 export function limitConnections(server: Server, limits: HttpLimits = {}): () => ConnectionCounts {
   const resolved = resolveHttpLimits(limits);
