@@ -7,6 +7,10 @@ import type { Terminal } from './terminal.ts';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
+/** Frames of the waiting spinner, and how long each shows. */
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
+export const SPINNER_MS = 100;
+
 /** First line of a tool's error, without the `Error: ` prefix, at most 120 characters. */
 function errorSummary(output: string): string {
   const line = (output.split('\n')[0] ?? '').replace(/^Error:\s*/, '');
@@ -58,10 +62,40 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
     terminal.notice(`\r\u001b[K${text}`);
     progressShown = true;
   };
+  // A live line while nothing else shows progress (the model has not answered yet, a summary is
+  // being written): a spinner and the seconds since it started, redrawn every SPINNER_MS.
+  let live: { line: (elapsed: string) => string; started: number } | undefined;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const drawLive = (): void => {
+    if (live === undefined) return;
+    const ms = Date.now() - live.started;
+    const frame = SPINNER[Math.floor(ms / SPINNER_MS) % SPINNER.length] as string;
+    progress(live.line(`${frame} ${Math.floor(ms / 1000)} s`));
+  };
+  const startLive = (line: (elapsed: string) => string, started = Date.now()): void => {
+    if (!terminal.isInteractive) return;
+    live = { line, started };
+    drawLive();
+    ticker ??= setInterval(drawLive, SPINNER_MS);
+  };
+  const stopLive = (): void => {
+    if (live === undefined) return;
+    live = undefined;
+    clearInterval(ticker);
+    ticker = undefined;
+    clearProgress();
+  };
 
   return {
     handle(event) {
+      // Anything but usage bookkeeping means the wait is over (a compaction starts its own line).
+      if (live !== undefined && event.type !== 'usage' && event.type !== 'message') {
+        if (event.type !== 'compaction-progress' && event.type !== 'reasoning-delta') stopLive();
+      }
       switch (event.type) {
+        case 'step-start':
+          startLive((elapsed) => style.dim(`  waiting for the model ${elapsed}`));
+          break;
         case 'text-delta':
           if (event.text === '') break;
           clearProgress();
@@ -69,6 +103,10 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           atLineStart = event.text.endsWith('\n');
           break;
         case 'reasoning-delta':
+          if (live !== undefined && atLineStart) {
+            const { started } = live;
+            startLive((elapsed) => style.dim(`  thinking ${elapsed}`), started);
+          }
           break;
         case 'tool-call':
           calls.set(event.callId, { toolName: event.toolName, path: event.path });
@@ -94,18 +132,22 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
         case 'compaction-start': {
           summaryChars = 0;
           const text = `  ⟳ compacting history (${event.mode}: ${plural(event.messages, 'message')}, ${plural(event.tokens, 'token')} → target ${count(event.target)})…`;
-          if (terminal.isInteractive) progress(style.yellow(text));
+          if (terminal.isInteractive) startLive((elapsed) => style.yellow(`${text} ${elapsed}`));
           else noticeLine(text);
           break;
         }
-        case 'compaction-progress':
+        case 'compaction-progress': {
+          const started = live?.started;
           if (event.delta !== undefined) {
             summaryChars += event.delta.length;
-            progress(style.yellow(`  ⟳ summarizing… ${count(summaryChars)} characters`));
+            const chars = count(summaryChars);
+            startLive((elapsed) => style.yellow(`  ⟳ summarizing… ${chars} characters ${elapsed}`), started);
           } else if (event.stage !== '') {
-            progress(style.yellow(`  ⟳ compacting history: ${event.stage}…`));
+            const stage = event.stage;
+            startLive((elapsed) => style.yellow(`  ⟳ compacting history: ${stage}… ${elapsed}`), started);
           }
           break;
+        }
         case 'compaction-end':
           noticeLine(
             event.report.compacted
@@ -154,6 +196,7 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
       }
     },
     finish() {
+      stopLive();
       newline();
       return done;
     },

@@ -6,7 +6,7 @@ import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
 // Issue 18 item 5, as a person does it in a real terminal (tmux): a 1 MB paste goes in at once
 // (bracketed paste), shows collapsed on the input line, is stored whole and sent fitted to the
-// window.
+// window; while the model has not answered, a spinner counts the seconds; Ctrl-C cancels.
 
 let server: UsageServer | undefined;
 const open: TerminalSession[] = [];
@@ -71,5 +71,39 @@ describe('pasting into chatfold chat (bracketed paste)', { timeout: 180_000 }, (
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('waiting for the model', { timeout: 120_000 }, () => {
+  it('a spinner counts the seconds while the server is silent; Ctrl-C cancels, the prompt is back', async () => {
+    server = await startUsageServer({ shape: 'ollama', reporting: 'correct', stall: 'before-headers' });
+    const home = chatHome();
+    const terminal = openTerminal({
+      command: [
+        process.execPath,
+        CHATFOLD_ENTRY,
+        'chat',
+        '--model',
+        'openai-compatible:qwen2.5:32b',
+        '--window',
+        '32768',
+        '--base-url',
+        server.baseURL,
+        '--store',
+        home.store,
+      ],
+      cwd: home.dir,
+      env: home.env,
+    });
+    open.push(terminal);
+    await terminal.waitFor(/You>$/);
+    const at = terminal.screen().length;
+    terminal.typeLine('hello?');
+    await terminal.waitFor(/waiting for the model [⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] 2 s$/, { since: at });
+    terminal.press('C-c');
+    const after = await terminal.waitFor(/⏹ cancelled \(history kept\)\n\nYou>$/, { since: at });
+    expect(after).not.toContain('waiting for the model'); // the line was cleared, not left behind
+    terminal.press('C-d');
+    await terminal.waitFor(/\[exited 0\]/);
   });
 });
