@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentFile } from '../../src/agent/agent-file/find-agents.ts';
 
-// Issue 18 item 2: the design documents' example agent files, kept in examples/agents/seed-*/
+// Issue 18 item 2: the design documents' example agent files, kept in examples/agents/designs/ (seed 004 → context-sprint, seed 000 → dsl-history, seed 003 → local-models)
 // as the documents write them (seed 004's three YAML files unchanged), load and mean what the
 // documents say.
 
@@ -12,7 +12,7 @@ const load = (file: string) => loadAgentFile(path.join(EXAMPLES, file));
 
 describe('the documents’ agent files load as written', () => {
   it('seed 004: assistant — N = 30, K = 128,000, 6 recent messages, auto summarize; no model (given on the command line)', async () => {
-    const { file } = await load('seed-004/assistant.yaml');
+    const { file } = await load('designs/context-sprint/assistant.yaml');
     expect(file).toEqual({
       name: 'assistant',
       context: {
@@ -25,22 +25,22 @@ describe('the documents’ agent files load as written', () => {
   });
 
   it('seed 004: quick_assistant and researcher — their own N and K', async () => {
-    expect((await load('seed-004/quick_assistant.yaml')).file).toEqual({
+    expect((await load('designs/context-sprint/quick_assistant.yaml')).file).toEqual({
       name: 'quick_assistant',
       context: { maxMessagesBeforeSummary: 15, maxTokensBeforeSummary: 32_000 },
     });
-    expect((await load('seed-004/researcher.yaml')).file).toEqual({
+    expect((await load('designs/context-sprint/researcher.yaml')).file).toEqual({
       name: 'researcher',
       context: { maxMessagesBeforeSummary: 50, maxTokensBeforeSummary: 180_000 },
     });
   });
 
   it('seed 000 §3.3: the code reviewer — explicit 200,000-token window, history summarize, instructions from a file', async () => {
-    const loaded = await load('seed-000/code_reviewer.yaml');
+    const loaded = await load('designs/dsl-history/code_reviewer.yaml');
     expect(loaded.file).toEqual({
       name: 'code_reviewer',
       model: { provider: 'anthropic', name: 'claude-sonnet', maxInputTokens: 200_000 },
-      instructions: { file: '../prompts/code_review_prompt.md' },
+      instructions: { file: '../../prompts/code_review_prompt.md' },
       tools: ['read_file', 'list_directory'],
       history: 'summarize',
     });
@@ -48,7 +48,7 @@ describe('the documents’ agent files load as written', () => {
   });
 
   it('seed 003: the local assistant — 32,000-token window, compaction at 28,000, truncation keeping 10', async () => {
-    expect((await load('seed-003/local_assistant.yaml')).file).toEqual({
+    expect((await load('designs/local-models/local_assistant.yaml')).file).toEqual({
       name: 'local_assistant',
       model: {
         provider: 'openai-compatible',

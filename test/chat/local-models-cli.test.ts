@@ -138,7 +138,7 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
   it('seed 004’s assistant.yaml has no model: --model gives it; without one, the error says so', async () => {
     server = await startUsageServer({ shape: 'ollama', reporting: 'correct', answer: 'Hi.' });
     const home = chatHome();
-    const file = `${examples}seed-004/assistant.yaml`;
+    const file = `${examples}designs/context-sprint/assistant.yaml`;
     const run = await chatfold(home, [
       'chat',
       file,
