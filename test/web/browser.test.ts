@@ -283,8 +283,12 @@ describe.skipIf(!HAS_CHROMIUM)(
 
     it('announces an automatic compaction in a status region (WEB-3)', async () => {
       await setChatAutoCompaction('As in settings');
-      await send('one more message after turning auto-compaction back on');
+      // Where automatic compaction starts is the policy's business (chat-app: when the prompt
+      // would reach the answer's reserve); the notice must follow the turn that did it.
       const notice = page.getByRole('status').filter({ hasText: 'History summarized automatically' });
+      for (let turn = 0; turn < 4 && (await notice.count()) === 0; turn++) {
+        await send(filler(`after-auto-on-${turn}`, 60));
+      }
       await notice.waitFor();
       await expect(notice.textContent()).resolves.toMatch(
         /\d+ messages? added to the summary; context [\d,]+ → [\d,]+ tokens/,
