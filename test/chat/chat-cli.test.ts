@@ -88,7 +88,9 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
     expect(run.code).toBe(0);
     // The fake model echoes; the system prompt and two turns are in the history.
     expect(run.stdout).toMatch(/^first line\nsecond line\n\nContext Status\n {2}No summary yet\n/);
-    expect(run.stdout).toContain('  Messages: 5 / 30 (17%)');
+    // The default policy has no message-count trigger, and says so; its window trigger is shown.
+    expect(run.stdout).toContain('  Messages: 5 (no message trigger)');
+    expect(run.stdout).toContain('Policy: default');
     expect(run.stderr).toBe(
       `\nResume this session: chatfold chat --session piped --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.url}/v1\n`,
     );

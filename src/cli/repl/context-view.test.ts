@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { POLICIES } from '../../policy/presets.ts';
 import type { SessionStatus } from '../../session/types.ts';
-import { compactCount, contextView, triggerBar } from './context-view.ts';
+import { compactCount, contextView, policyLines, triggerBar } from './context-view.ts';
 
 /** A status with seed 004's numbers; the fields /context does not print are filler. */
 function status(change: Partial<SessionStatus>): SessionStatus {
@@ -13,6 +14,11 @@ function status(change: Partial<SessionStatus>): SessionStatus {
     messagesTrigger: 30,
     tokensTrigger: 128_000,
     willCompactNextTurn: false,
+    promptTokens: 45_000,
+    policy: POLICIES['rolling-summary'],
+    conditions: [],
+    reason: 'no trigger fired',
+    heldByFloor: false,
     accuracy: 'calibrated',
     tokenizer: 'anthropic:claude',
     sessionId: 'abc123',
@@ -57,12 +63,14 @@ describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
       ].join('\n'),
     );
     expect(lines).not.toContain('  ⚡ Summarization will trigger on next message');
-    expect(lines.slice(10)).toEqual([
+    expect(lines.slice(10, 14)).toEqual([
       '',
       'claude-sonnet-4-5 • 45k/200k tokens (23 %)',
       '  Message counts are exact; token counts are calibrated (estimate corrected by the provider-reported usage), tokenizer anthropic:claude',
       '  History: 52 messages in history (25 summarized)',
     ]);
+    // Then the policy in force (nothing that decides is hidden).
+    expect(lines[15]).toBe('Policy: rolling-summary');
   });
 
   it('prints scenario 4 exactly, with the ⚡ line when the next message will trigger', () => {
@@ -88,13 +96,13 @@ describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
       status({ underReport: { reason: 'fresh-only', reported: 6, estimate: 172 }, tokens: 172 }),
       { model: 'm' },
     );
-    expect(fresh.at(-1)).toBe('  Note: server reports fresh tokens only; counting locally');
+    expect(fresh).toContain('  Note: server reports fresh tokens only; counting locally');
     expect(fresh).toContain('  Tokens:   172 / 128,000 (0%)');
     const tools = contextView(
       status({ underReport: { reason: 'tools-excluded', reported: 6, estimate: 900 } }),
       { model: 'm' },
     );
-    expect(tools.at(-1)).toBe(
+    expect(tools).toContain(
       '  Note: server leaves the tool definitions out of its input tokens; counting locally',
     );
     expect(contextView(status({}), { model: 'm' }).some((line) => line.includes('Note:'))).toBe(false);
@@ -113,5 +121,29 @@ describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
     expect(triggerBar(250)).toBe(`[${'█'.repeat(20)}]`);
     expect(triggerBar(-5)).toBe(`[${'░'.repeat(20)}]`);
     expect([compactCount(950), compactCount(36_400), compactCount(1_048_576)]).toEqual(['950', '36k', '1M']);
+  });
+
+  it('shows the policy in force: window triggers, the budget, and a floor holding a trigger back', () => {
+    const lines = policyLines(
+      status({
+        policy: { ...POLICIES['chat-app'], triggers: [{ fraction: 0.95 }, { messages: 10 }] },
+        conditions: [
+          { group: 0, kind: 'fraction', value: 1500, threshold: 190_000, percent: 0.8, holds: false },
+          { group: 1, kind: 'messages', value: 17, threshold: 10, percent: 170, holds: true },
+        ],
+        heldByFloor: true,
+      }),
+    );
+    expect(lines).toEqual([
+      '',
+      'Policy: chat-app',
+      '  Window:   1,500 / 190,000 (1% of the 95 % trigger)',
+      '           [░░░░░░░░░░░░░░░░░░░░]',
+      '  Budget:   180,000 tokens for messages (reserve 10,000, margin 10,000, tools 0); a prompt over it is always compacted',
+      '  Floor:    no automatic compaction below 2,000 tokens — holding a trigger back now',
+    ]);
+    expect(policyLines(status({ policy: { ...POLICIES.default, triggers: [] } }))).toContain(
+      '  No automatic triggers: only a prompt that does not fit is compacted',
+    );
   });
 });

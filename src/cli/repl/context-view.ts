@@ -93,5 +93,40 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
     `  History: ${status.text}`,
   );
   if (status.underReport !== undefined) lines.push(`  Note: ${underReportNote(status.underReport.reason)}`);
+  lines.push(...policyLines(status));
+  return lines;
+}
+
+/**
+ * The policy in force, so nothing that decides is hidden: its name, each window-share trigger
+ * with its bar, the budget a prompt must fit (compacted whatever the triggers when it does
+ * not), and the floor when it is holding a trigger back.
+ */
+export function policyLines(status: SessionStatus): string[] {
+  const { policy } = status;
+  const lines = ['', `Policy: ${policy.name}`];
+  for (const condition of status.conditions) {
+    if (condition.kind !== 'fraction') continue;
+    const share = Math.round((condition.threshold / status.window) * 100);
+    lines.push(
+      `  Window:   ${count(condition.value)} / ${count(condition.threshold)} (${Math.round(condition.percent)}% of the ${share} % trigger)`,
+      `           ${triggerBar(condition.percent)}`,
+    );
+  }
+  if (policy.triggers.length === 0)
+    lines.push('  No automatic triggers: only a prompt that does not fit is compacted');
+  const budget = status.breakdown;
+  lines.push(
+    `  Budget:   ${count(status.budget)} tokens for messages (reserve ${count(budget.reservedOutput)}, margin ${count(budget.safetyMargin)}, tools ${count(budget.tools)}); a prompt over it is always compacted`,
+  );
+  if (policy.floor.tokens > 0 || policy.floor.messages > 0) {
+    const floor = [
+      ...(policy.floor.tokens > 0 ? [`${count(policy.floor.tokens)} tokens`] : []),
+      ...(policy.floor.messages > 0 ? [plural(policy.floor.messages, 'message')] : []),
+    ].join(' and ');
+    lines.push(
+      `  Floor:    no automatic compaction below ${floor}${status.heldByFloor ? ' — holding a trigger back now' : ''}`,
+    );
+  }
   return lines;
 }
