@@ -56,8 +56,7 @@ describe('the documents’ agent files load as written', () => {
         baseURL: 'http://localhost:1234/v1',
         maxInputTokens: 32_000,
       },
-      history: 'truncation',
-      context: { maxTokensBeforeSummary: 28_000, minRecentMessages: 10 },
+      context: { policy: 'local-truncation', maxTokensBeforeSummary: 28_000, minRecentMessages: 10 },
     });
   });
 });

@@ -182,4 +182,26 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
       `chatfold: no model: ${file} has no model section; add one (model: { provider, name }) or pass --model provider:name (e.g. openai-compatible:qwen2.5:32b with --base-url) [E_INVALID_OPTIONS]\n`,
     );
   });
+
+  it('the local-model design’s file (strategy: truncation, a 32,000-token window) runs against a local server', async () => {
+    server = await startUsageServer({
+      shape: 'llama.cpp',
+      reporting: 'correct',
+      answer: 'Hello from the local model.',
+    });
+    const home = chatHome();
+    const file = `${examples}designs/local-models/local_assistant.yaml`;
+    const run = await chatfold(home, [
+      'chat',
+      file,
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+      '--print',
+      'hi',
+    ]);
+    // No unknown-model warning: the file gives the window (max_context_tokens).
+    expect(run).toMatchObject({ code: 0, stdout: 'Hello from the local model.\n', stderr: '' });
+  });
 });

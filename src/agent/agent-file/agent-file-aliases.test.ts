@@ -29,7 +29,7 @@ function fileWith(path: readonly string[], value: string): string {
 const valueFor = (key: readonly string[]): string =>
   key.at(-1) === 'autoSummarize'
     ? 'false'
-    : key.at(-1) === 'history'
+    : key.at(-1) === 'policy'
       ? 'truncation'
       : key.at(-1) === 'baseURL'
         ? 'http://localhost:1234/v1'
@@ -38,10 +38,10 @@ const valueFor = (key: readonly string[]): string =>
 describe('agent file aliases: the documents’ spellings (AG-1, seeds 000, 003, 004)', () => {
   it('property: every alias loads exactly like the key it stands for', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...AGENT_FILE_ALIASES), ({ alias, key }) => {
+      fc.property(fc.constantFrom(...AGENT_FILE_ALIASES), ({ alias, key, values }) => {
         const value = valueFor(key);
         expect(parseAgentFile(fileWith(alias, value), 'a.yaml')).toEqual(
-          parseAgentFile(fileWith(key, value), 'a.yaml'),
+          parseAgentFile(fileWith(key, values?.[value] ?? value), 'a.yaml'),
         );
       }),
       { numRuns: AGENT_FILE_ALIASES.length * 3 },
@@ -87,9 +87,16 @@ describe('agent file aliases: the documents’ spellings (AG-1, seeds 000, 003, 
     );
   });
 
-  it('seed 003’s strategy names are accepted under history too', () => {
-    for (const name of ['truncation', 'importance', 'summarization']) {
-      expect(parseAgentFile(`name: dev\n${MODEL}history: ${name}\n`, 'a.yaml').history).toBe(name);
-    }
+  it('seed 003’s strategy names select its three policies', () => {
+    const policyOf = (name: string) =>
+      parseAgentFile(`name: dev\n${MODEL}context:\n  strategy: ${name}\n`, 'a.yaml').context?.policy;
+    expect(['truncation', 'importance', 'summarization'].map(policyOf)).toEqual([
+      'local-truncation',
+      'local-importance',
+      'local-summarization',
+    ]);
+    expect(problemsOf(`name: dev\n${MODEL}context:\n  strategy: newest\n`)[0]).toMatch(
+      /^agents\/dev\.yaml:6:13 context\.strategy: expected one of default, .*received "newest"$/,
+    );
   });
 });

@@ -6,13 +6,15 @@ export interface AgentFileAlias {
   readonly alias: readonly [string, ...string[]];
   /** The key it stands for, e.g. `['context', 'maxMessagesBeforeSummary']`. */
   readonly key: readonly [string, ...string[]];
+  /** Values that are spelled differently too (`truncation` → `local-truncation`). */
+  readonly values?: Readonly<Record<string, string>>;
 }
 
 /**
  * Every other spelling an agent file accepts, in one table: the design documents' own keys, so
  * their example files load as written. Seed 004 §7.7 (`ContextSettings`, snake_case), seed 000
  * (the model's `max_input_tokens` and `max_tokens`), seed 003 (`ContextConfig`: the window, the
- * compaction point, the strategy, `keep_recent`). A key that is neither known nor listed here
+ * compaction point, the strategy — its three presets — and `keep_recent`). A key that is neither known nor listed here
  * is still an unknown key with a did-you-mean.
  */
 export const AGENT_FILE_ALIASES: readonly AgentFileAlias[] = [
@@ -28,7 +30,15 @@ export const AGENT_FILE_ALIASES: readonly AgentFileAlias[] = [
   // Seed 003 (`ContextConfig`, `AgentOptions.base_url`)
   { alias: ['context', 'max_context_tokens'], key: ['model', 'maxInputTokens'] },
   { alias: ['context', 'target_tokens'], key: ['context', 'maxTokensBeforeSummary'] },
-  { alias: ['context', 'strategy'], key: ['history'] },
+  {
+    alias: ['context', 'strategy'],
+    key: ['context', 'policy'],
+    values: {
+      truncation: 'local-truncation',
+      importance: 'local-importance',
+      summarization: 'local-summarization',
+    },
+  },
   { alias: ['context', 'keep_recent'], key: ['context', 'minRecentMessages'] },
   { alias: ['model', 'base_url'], key: ['model', 'baseURL'] },
 ];
@@ -79,7 +89,7 @@ export function resolveAgentFileAliases(document: Document): {
     }
     return map;
   };
-  for (const { alias, key } of AGENT_FILE_ALIASES) {
+  for (const { alias, key, values } of AGENT_FILE_ALIASES) {
     const from = mapAt(alias.slice(0, -1));
     const aliasName = alias[alias.length - 1] as string;
     const pair = from === undefined ? undefined : pairOf(from, aliasName);
@@ -108,6 +118,9 @@ export function resolveAgentFileAliases(document: Document): {
     }
     from.items.splice(from.items.indexOf(pair), 1);
     if (isScalar(pair.key)) pair.key.value = keyName;
+    if (values !== undefined && isScalar(pair.value) && typeof pair.value.value === 'string') {
+      pair.value.value = values[pair.value.value] ?? pair.value.value;
+    }
     to.items.push(pair);
     // A section left empty (seed 003's context after its keys moved) goes too: it was not empty.
     if (from.items.length === 0 && from !== root) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POLICY_PRESET_NAMES, type PolicyPresetName } from '../../policy/presets.ts';
 import { WORKSPACE_TOOL_NAMES } from '../workspace/workspace-tools.ts';
 
 // The agent file (AG-1, seeds 000 and 004): one zod schema validates YAML files with positions
@@ -26,10 +27,7 @@ const text = (description: string) =>
 /** Providers an agent file may name. */
 export const AGENT_PROVIDERS = ['openai', 'anthropic', 'google', 'openai-compatible'] as const;
 
-/**
- * History strategies and pipelines an agent file may name: seed 000's `history: summarize |
- * truncate`, seed 003's `strategy: truncation | importance | summarization`, chatfold's own.
- */
+/** History strategies and pipelines an agent file may name (seed 000 `history: summarize | truncate`). */
 export const AGENT_HISTORY_STRATEGIES = [
   'hybrid',
   'summarize',
@@ -39,8 +37,6 @@ export const AGENT_HISTORY_STRATEGIES = [
   'supersede',
   'mask',
   'clip',
-  'truncation',
-  'summarization',
 ] as const;
 
 const modelSchema = z
@@ -70,6 +66,12 @@ const modelSchema = z
 const contextSchema = z
   .strictObject(
     {
+      policy: z
+        .enum(POLICY_PRESET_NAMES as [PolicyPresetName, ...PolicyPresetName[]], {
+          error: `one of ${POLICY_PRESET_NAMES.join(', ')}`,
+        })
+        .optional()
+        .describe('The compaction policy to start from; the other keys change it'),
       autoSummarize: z
         .boolean({ error: 'true or false' })
         .optional()

@@ -40,7 +40,7 @@ describe('parseAgentFile (AG-1)', () => {
     const text = `name: dev\nmodel:\n  provider: ollama\n  name: qwen\ncontext:\n  maxTokensBeforeSumary: 5000\n  target: 2\ntools: [read_file, rm_rf]\n`;
     expect(problemsOf(text).map((problem) => problem.message)).toEqual([
       'agents/dev.yaml:3:13 model.provider: expected one of openai, anthropic, google, openai-compatible, received "ollama"',
-      'agents/dev.yaml:6:3 context.maxTokensBeforeSumary: unknown key (did you mean maxTokensBeforeSummary?); expected one of autoSummarize, maxMessagesBeforeSummary, maxTokensBeforeSummary, minRecentMessages, responseReserve, threshold, target, retentionTokens',
+      'agents/dev.yaml:6:3 context.maxTokensBeforeSumary: unknown key (did you mean maxTokensBeforeSummary?); expected one of policy, autoSummarize, maxMessagesBeforeSummary, maxTokensBeforeSummary, minRecentMessages, responseReserve, threshold, target, retentionTokens',
       'agents/dev.yaml:7:11 context.target: expected a number greater than 0 and at most 1, received 2',
       'agents/dev.yaml:8:20 tools.1: expected one of read_file, write_file, edit_file, list_directory, search, received "rm_rf"',
     ]);
