@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { LineMatches } from './match-lines.ts';
+import type { SearchWorkerRequest } from './search-worker.ts';
 
 // Run from source (`.ts`, Node strips the types) or from the build (`.js`).
 const WORKER_URL = new URL(
@@ -37,10 +38,15 @@ function returnWorker(worker: Worker): void {
   idleWorkers.push(worker);
 }
 
-/** A pattern matched in a worker thread, one file at a time. */
+/** A search's pattern in a worker thread: compiled once, then matched one file at a time. */
 export interface LineMatcher {
   /**
-   * Matches one file's bytes (UTF-8) line by line.
+   * Compiles the pattern on RE2 (compiling a long pattern can take seconds, so not here).
+   * @returns RE2's message when the pattern is refused, else undefined.
+   */
+  compile(): Promise<string | undefined>;
+  /**
+   * Matches one file's bytes (UTF-8) line by line, after a successful {@link LineMatcher.compile}.
    * @throws the reason given to {@link LineMatcher.stop} when stopped meanwhile.
    */
   match(
@@ -48,64 +54,64 @@ export interface LineMatcher {
     options: { readonly maxShown: number; readonly lineChars: number },
   ): Promise<LineMatches>;
   /**
-   * Ends the matcher: a match in progress rejects with `reason` at once and its worker is
+   * Ends the matcher: a request in progress rejects with `reason` at once and its worker is
    * terminated, however far it got; an idle worker goes back to the pool. Idempotent.
    */
   stop(reason: unknown): void;
 }
 
 /**
- * A matcher for one search (issue 24): the pattern runs on RE2 in a worker thread taken from a
- * small pool on the first file, so the event loop only waits for answers.
+ * A matcher for one search (issue 24): the pattern is compiled and run on RE2 in a worker
+ * thread taken from a small pool, so the event loop only waits for answers.
  *
- * @param pattern A pattern that `RE2JS.compile` accepts (checked by the caller).
+ * @param pattern The model's pattern.
  * @param ignoreCase Case-insensitive matching.
  */
 export function startLineMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
-  let worker: Worker | undefined;
-  let pending: { resolve(result: LineMatches): void; reject(reason: unknown): void } | undefined;
+  let worker: Worker | undefined = takeWorker();
+  let pending: { resolve(answer: unknown): void; reject(reason: unknown): void } | undefined;
   let stopped: { reason: unknown } | undefined;
-  const onMessage = (result: LineMatches): void => {
+  const onMessage = (answer: unknown): void => {
     const waiting = pending;
     pending = undefined;
-    waiting?.resolve(result);
+    waiting?.resolve(answer);
   };
   const onError = (error: unknown): void => stop(error);
   const onExit = (code: number): void => stop(new Error(`the search worker exited (code ${code})`));
-  const release = (thread: Worker): void => {
-    thread.off('message', onMessage);
-    thread.off('error', onError);
-    thread.off('exit', onExit);
-  };
+  worker.on('message', onMessage);
+  worker.on('error', onError);
+  worker.on('exit', onExit);
   const stop = (reason: unknown): void => {
     if (stopped !== undefined) return;
     stopped = { reason };
     const thread = worker;
     worker = undefined;
     if (thread !== undefined) {
-      release(thread);
-      // A worker still matching cannot be interrupted any other way.
+      thread.off('message', onMessage);
+      thread.off('error', onError);
+      thread.off('exit', onExit);
+      // A worker still busy cannot be interrupted any other way.
       if (pending === undefined) returnWorker(thread);
       else void thread.terminate();
     }
     pending?.reject(reason);
     pending = undefined;
   };
+  const ask = (request: SearchWorkerRequest): Promise<unknown> => {
+    if (stopped !== undefined || worker === undefined) return Promise.reject(stopped?.reason);
+    const thread = worker;
+    return new Promise((resolve, reject) => {
+      pending = { resolve, reject };
+      thread.postMessage(request);
+    });
+  };
   return {
-    match(bytes, { maxShown, lineChars }) {
-      if (stopped !== undefined) return Promise.reject(stopped.reason);
-      if (worker === undefined) {
-        worker = takeWorker();
-        worker.on('message', onMessage);
-        worker.on('error', onError);
-        worker.on('exit', onExit);
-      }
-      const thread = worker;
-      return new Promise((resolve, reject) => {
-        pending = { resolve, reject };
-        thread.postMessage({ pattern, ignoreCase, bytes, maxShown, lineChars });
-      });
+    async compile() {
+      const { error } = (await ask({ type: 'compile', pattern, ignoreCase })) as { error?: string };
+      return error;
     },
+    match: async (bytes, { maxShown, lineChars }) =>
+      (await ask({ type: 'match', bytes, maxShown, lineChars })) as LineMatches,
     stop,
   };
 }

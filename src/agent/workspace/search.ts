@@ -1,5 +1,4 @@
 import picomatch from 'picomatch';
-import { RE2JS } from 're2js';
 import { z } from 'zod';
 import type { AgentTool, AgentToolOutput } from '../types.ts';
 import { WORKSPACE_LIMITS, type WorkspaceLimits } from './bounded-output.ts';
@@ -34,29 +33,24 @@ export type SearchInput = z.infer<typeof inputSchema>;
 const BUDGET_SPENT = Symbol('search time budget spent');
 
 /**
- * Compiles the model's pattern for RE2's linear-time engine (issue 24): no backtracking, so
- * `(a+)+$` costs what any pattern costs. JavaScript-only syntax (lookaround, backreferences) is
- * refused with the typed error rather than run on a backtracking engine.
+ * The answer to a pattern RE2 refused: not a regular expression at all, or JavaScript-only
+ * syntax (lookaround, backreferences) that would need a backtracking engine (issue 24).
  */
-function compilePattern(pattern: string, ignoreCase: boolean, root: string): RE2JS | AgentToolOutput {
+function refusedPattern(pattern: string, why: string, root: string): AgentToolOutput {
   try {
-    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    try {
-      new RegExp(pattern);
-    } catch {
-      return { output: `Error: pattern is not a valid regular expression (${why})`, isError: true };
-    }
-    return refusalOutput(
-      workspaceRefusal(
-        'unsupported-pattern',
-        '.',
-        `pattern uses syntax the linear-time search engine does not run (${why}); rewrite it without lookaround or backreferences`,
-      ),
-      { root, relative: '.' },
-    );
+    // Parsing only: V8 compiles a RegExp when it first runs, never here.
+    new RegExp(pattern);
+  } catch {
+    return { output: `Error: pattern is not a valid regular expression (${why})`, isError: true };
   }
+  return refusalOutput(
+    workspaceRefusal(
+      'unsupported-pattern',
+      '.',
+      `pattern uses syntax the linear-time search engine does not run (${why}); rewrite it without lookaround or backreferences`,
+    ),
+    { root, relative: '.' },
+  );
 }
 
 /**
@@ -77,18 +71,14 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
     inputSchema,
     pathOf: (input) => input.path ?? '.',
     async execute(input, { signal }) {
-      const regex = compilePattern(input.pattern, input.ignoreCase === true, workspace.root);
-      if (!(regex instanceof RE2JS)) return regex;
-      const opened = await openInside(workspace, input.path ?? '.', 'any');
-      const matchesGlob = input.glob ? picomatch(input.glob, { dot: true }) : () => true;
       const found: string[] = [];
       let total = 0;
       let skipped = 0;
       let budgetLeft = maxTotalBytes;
       let overBudget = 0;
       let searchedFiles = 0;
-      // The pattern runs in a worker thread: the event loop (all of `serve`) only waits. An
-      // abort or the time budget terminates the worker, however long one line takes.
+      // The pattern is compiled and run on RE2 in a worker thread: the event loop (all of
+      // `serve`) only waits. An abort or the time budget terminates the worker wherever it is.
       const matcher = startLineMatcher(input.pattern, input.ignoreCase === true);
       const onAbort = (): void => matcher.stop(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -122,8 +112,14 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
         for (const { line, text } of matches.shown) found.push(`${shown}:${line}: ${text}`);
       };
       try {
-        if (opened.type === 'folder') {
+        const refused = await matcher.compile();
+        if (refused !== undefined) return refusedPattern(input.pattern, refused, workspace.root);
+        const opened = await openInside(workspace, input.path ?? '.', 'any');
+        if (opened.type === 'file') {
+          await searchFile(opened, opened.relative);
+        } else {
           const { folder } = opened;
+          const matchesGlob = input.glob ? picomatch(input.glob, { dot: true }) : () => true;
           const prefix = folder.relative === '.' ? '' : `${folder.relative}/`;
           try {
             for await (const { relative, entry, parent } of walkFolder(folder, {
@@ -139,8 +135,6 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
           } finally {
             await folder.close();
           }
-        } else {
-          await searchFile(opened, opened.relative);
         }
       } catch (error) {
         if (!isOutOfTime || signal.aborted) throw error;
