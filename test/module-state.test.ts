@@ -24,6 +24,9 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/stores/jsonl/file-lock.ts:tokens': 'unique lock-owner tokens within the process',
   'src/stores/jsonl/file-lock.ts:temps': 'unique temporary file names within the process',
   'src/stores/jsonl/atomic-file.ts:temps': 'unique temporary file names within the process',
+  // A worker thread's entry module: the thread is the owner of what it holds.
+  'src/agent/workspace/search-worker.ts:regex':
+    'the compiled pattern of the search this worker thread serves',
   // Test doubles and the browser client, not the library.
   'src/fake-provider/script-respond.ts:uses': 'the fake provider counts the uses of each scripted rule',
   'src/fake-provider/anthropic/errors.ts:requestCounter': 'request ids of the fake Anthropic server',

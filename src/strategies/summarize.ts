@@ -2,6 +2,7 @@ import type { CompactionSummary } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { contentHash } from '../messages/content-hash.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
@@ -104,9 +105,10 @@ function filesToCarry(
   previous: readonly SummaryFile[],
   kept: readonly Message[],
   limit: number,
+  cache?: EngineCache,
 ): SummaryFile[] {
   if (limit <= 0) return [];
-  const inKept = new Set(recentFiles(kept, { limit }).map((file) => file.path));
+  const inKept = new Set(recentFiles(kept, { limit, cache }).map((file) => file.path));
   const out: SummaryFile[] = [];
   const seen = new Set<string>();
   const add = (file: { path: string; messageId: string; content?: string | undefined }): void => {
@@ -115,7 +117,7 @@ function filesToCarry(
     if (file.content === undefined || inKept.has(file.path)) return;
     out.push({ path: file.path, messageId: file.messageId, content: file.content });
   };
-  for (const file of recentFiles(span, { limit })) add(file);
+  for (const file of recentFiles(span, { limit, cache })) add(file);
   for (const file of previous) add(file);
   return out;
 }
@@ -279,6 +281,7 @@ async function summarizeOnce(
       previousFiles,
       messages.slice(tailStart),
       options.recentFiles ?? DEFAULT_RECENT_FILES,
+      context.cache,
     ),
     Math.floor(context.target * (options.recentFilesShare ?? 0.2)),
     context,

@@ -225,7 +225,7 @@ export function fitToBudget(messages: readonly Message[], context: StrategyConte
       const original = originals.get(index) ?? message;
       const slack = pass === 0 ? 0 : 16 * 2 ** pass;
       const allowed = Math.max(16, tokens - (total - budget) - slack);
-      const next = clipMessage(original, allowed, counter);
+      const next = clipMessage(original, allowed, counter, context.cache);
       if (next === original || counter.countMessage(next) >= tokens) continue;
       originals.set(index, original);
       out[index] = next;

@@ -191,8 +191,9 @@ export function createTokenCounter({
     if (isCheap) return encodeMessage(assertMessage(message, undefined, fn, { cache }));
     const known = byObject.get(message);
     if (known !== undefined) return known;
-    // Entry check (MSG-4) on first sight: a message counted once is known well-formed.
-    assertMessage(message, undefined, fn);
+    // Entry check (MSG-4) on first sight: a message counted once is known well-formed (and
+    // a compaction with this counter's cache knows it too).
+    assertMessage(message, undefined, fn, { cache });
     const tokens = byContent.remember(messageKey(message, format.countsReasoning === true), () =>
       encodeMessage(message),
     );
