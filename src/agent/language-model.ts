@@ -2,6 +2,8 @@ import type { LanguageModel } from 'ai';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { importPeer } from '../errors/import-peer.ts';
 import type { Provider } from '../messages/types.ts';
+import { parseOptions } from '../options/parse-options.ts';
+import { agentModelSpecSchema } from './agent-options-schema.ts';
 import type { AgentModelSpec, AgentProvider } from './types.ts';
 import type { PathEnvironment } from './xdg-paths.ts';
 
@@ -66,6 +68,7 @@ export async function createLanguageModel(
       { provider: spec.provider },
     );
   }
+  parseOptions(agentModelSpecSchema, spec, 'createLanguageModel');
   const apiKey = apiKeyFor(spec, env);
   const baseURL = spec.baseURL?.replace(/\/+$/, '');
   if (apiKey === undefined && spec.provider !== 'openai-compatible') {

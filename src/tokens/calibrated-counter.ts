@@ -1,3 +1,4 @@
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { createEngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
@@ -101,6 +102,17 @@ export function checkReportedUsage(
  * by more than the tolerance, whatever the server says.
  */
 export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCounter {
+  const methods = ['count', 'countMessage', 'countText'] as const;
+  const missing = methods.filter(
+    (name) => typeof (base as Partial<TokenCounter> | null | undefined)?.[name] !== 'function',
+  );
+  if (missing.length > 0) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `createCalibratedTokenCounter: expected a token counter (an object with ${methods.join(', ')}), received ${base === null ? 'null' : typeof base === 'object' ? `an object without ${missing.join(', ')}` : typeof base}`,
+      { option: 'base' },
+    );
+  }
   let ratio = 1;
   let underReport: UnderReport | undefined;
   // The last believed prompt and what its messages (without tool definitions) cost.

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { agentFolders, loadAgentFile } from '../../src/agent/agent-file/find-agents.ts';
 import { createAgent } from '../../src/agent/create-agent.ts';
+import { createLanguageModel } from '../../src/agent/language-model.ts';
 import type { AgentOptions } from '../../src/agent/types.ts';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
 import { createMockLanguageModel } from '../../src/test/mock-language-model.ts';
+import { createCalibratedTokenCounter } from '../../src/tokens/calibrated-counter.ts';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.ts';
 import type { TokenCounter } from '../../src/tokens/types.ts';
 
@@ -92,5 +95,37 @@ describe('createAgent options are strict (E_INVALID_OPTIONS)', () => {
     const status = await agent.session.status();
     expect(status.tokenizer).toBe('test:doubling');
     expect(calls).toBeGreaterThan(0);
+  });
+});
+
+describe('the other public factories of chatfold/agent and the calibrated counter are strict too', () => {
+  it('createLanguageModel: an unknown key of the spec, with a did-you-mean', async () => {
+    await expect(
+      createLanguageModel({
+        provider: 'openai-compatible',
+        name: 'm',
+        baseUrl: 'http://127.0.0.1:1/v1',
+      } as never),
+    ).rejects.toMatchObject({
+      code: 'E_INVALID_OPTIONS',
+      message: 'createLanguageModel: unknown option "baseUrl" (did you mean baseURL?)',
+    });
+  });
+
+  it('loadAgentFile and agentFolders: unknown search options', async () => {
+    await expect(loadAgentFile('dev', { cdw: '/tmp' } as never)).rejects.toMatchObject({
+      code: 'E_INVALID_OPTIONS',
+      message: 'loadAgentFile: unknown option "cdw" (did you mean cwd?)',
+    });
+    expect(() => agentFolders({ enviroment: {} } as never)).toThrow(
+      /^agentFolders: unknown option "enviroment"/,
+    );
+  });
+
+  it('createCalibratedTokenCounter: refuses what is not a counter', () => {
+    expect(() => createCalibratedTokenCounter({ count: () => 1 } as never)).toThrow(
+      'createCalibratedTokenCounter: expected a token counter (an object with count, countMessage, countText), received an object without countMessage, countText',
+    );
+    expect(() => createCalibratedTokenCounter(undefined as never)).toThrow(/received undefined$/);
   });
 });

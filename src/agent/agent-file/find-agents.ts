@@ -1,6 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { z } from 'zod';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { parseOptions } from '../../options/parse-options.ts';
 import { type PathEnvironment, userConfigDir } from '../xdg-paths.ts';
 import type { AgentFile } from './agent-file-schema.ts';
 import { parseAgentFile } from './parse-agent-file.ts';
@@ -35,11 +37,18 @@ export interface LoadedAgentFile {
 
 const EXTENSIONS = ['.yaml', '.yml'];
 
+const searchOptionsSchema = z.strictObject({
+  cwd: z.string().min(1).optional(),
+  env: z.record(z.string(), z.string().optional()).optional(),
+});
+
 /** The folders searched, in order (`.chatfold/agents` of the project, then the user's). */
-export function agentFolders({ cwd = process.cwd(), env = process.env }: AgentSearchOptions = {}): {
+export function agentFolders(options: AgentSearchOptions = {}): {
   readonly folder: string;
   readonly source: 'project' | 'user';
 }[] {
+  parseOptions(searchOptionsSchema, options, 'agentFolders');
+  const { cwd = process.cwd(), env = process.env } = options;
   return [
     { folder: path.join(cwd, '.chatfold', 'agents'), source: 'project' },
     { folder: path.join(userConfigDir(env), 'agents'), source: 'user' },
@@ -103,6 +112,7 @@ export async function loadAgentFile(
   nameOrPath: string,
   options: AgentSearchOptions = {},
 ): Promise<LoadedAgentFile> {
+  parseOptions(searchOptionsSchema, options, 'loadAgentFile');
   let entry: AgentFileEntry | undefined;
   if (looksLikePath(nameOrPath)) {
     const resolved = path.resolve(options.cwd ?? process.cwd(), nameOrPath);
