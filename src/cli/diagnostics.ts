@@ -16,7 +16,18 @@ export function formatCliError(
   error: unknown,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string {
-  if (ChatfoldError.isInstance(error)) return `chatfold: ${error.message} [${error.code}]\n`;
+  if (ChatfoldError.isInstance(error)) {
+    // The library's wording offers library choices ("or pass a client"); the CLI has one fix.
+    const { dependency, feature } = error.details as { dependency?: unknown; feature?: unknown };
+    if (
+      error.code === 'E_MISSING_DEPENDENCY' &&
+      typeof dependency === 'string' &&
+      typeof feature === 'string'
+    ) {
+      return `chatfold: ${feature} needs the optional package ${dependency}: npm install ${dependency} [${error.code}]\n`;
+    }
+    return `chatfold: ${error.message} [${error.code}]\n`;
+  }
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^E[A-Z0-9_]+$/.test(code)) return `chatfold: ${message} [${code}]\n`;

@@ -11,7 +11,7 @@ export async function importPeer<T>(name: string, load: () => Promise<T>, featur
     throw new ChatfoldError(
       'E_MISSING_DEPENDENCY',
       `${feature} needs the optional peer dependency ${name}: npm install ${name} (or pass a client)`,
-      { dependency: name },
+      { dependency: name, feature },
       { cause },
     );
   }
