@@ -13,6 +13,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentTool, AgentToolOutput } from '../../src/agent/types.ts';
+import { MAX_WALK_DEPTH } from '../../src/agent/workspace/walk-folder.ts';
 import { WORKSPACE_REFUSAL_REASONS } from '../../src/agent/workspace/workspace-refusal.ts';
 import { openWorkspaceRoot } from '../../src/agent/workspace/workspace-root.ts';
 import { workspaceTools } from '../../src/agent/workspace/workspace-tools.ts';
@@ -181,6 +182,12 @@ describe('refusals are typed and name no host path (issue 24)', () => {
       /^Error: large.txt has 5,000 bytes; edit_file edits files up to 1,000 bytes/,
     );
     expect(readFileSync(path.join(root, 'large.txt'), 'utf8')).toBe('x'.repeat(5000));
+  });
+
+  it('a walk of a very deep tree stops descending at MAX_WALK_DEPTH (one open descriptor per level)', async () => {
+    mkdirSync(path.join(root, ...Array.from({ length: 100 }, () => 'd')), { recursive: true });
+    const listed = (await call('list_directory', { path: '.', recursive: true, pattern: 'd/**' })).output;
+    expect(listed.split('\n')[0]).toBe(`workspace root: ${MAX_WALK_DEPTH + 1} entries matching d/**`);
   });
 
   it('any path from hostile pieces: a typed refusal or an answer, never a host path or outside content (property)', async () => {
