@@ -127,6 +127,7 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits = {
               signal,
               root: workspace.root,
             })) {
+              if (isOutOfTime) break;
               if (!entry.isFile() || !matchesGlob(relative)) continue;
               // Opened through its folder without following a link; a FIFO or device is skipped.
               const file = await openChildFile(parent, entry.name, workspace.root);
