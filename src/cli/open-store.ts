@@ -70,9 +70,18 @@ export function openStore(location: string | undefined, env: NodeJS.ProcessEnv =
     };
   }
   const resolved = path.resolve(chosen);
+  // A named store goes where it is asked, into a folder that exists: a typo in a path must not
+  // quietly create a tree of folders (only the default location is created).
+  const parent = path.dirname(resolved);
+  if (!isDirectory(resolved) && !isDirectory(parent)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `--store ${chosen}: the folder ${parent} does not exist; create it first (mkdir -p ${parent}) or choose another path`,
+      { option: 'store', folder: parent },
+    );
+  }
   if (chosen.endsWith('/') || chosen.endsWith(path.sep) || isDirectory(resolved)) {
     return { store: jsonlStore(resolved), description: `jsonl ${resolved}` };
   }
-  mkdirSync(path.dirname(resolved), { recursive: true });
   return { store: sqliteStore(resolved), description: `sqlite ${resolved}` };
 }

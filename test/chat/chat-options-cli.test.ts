@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
 import { chatHome, runChat } from './chat-fixtures.ts';
@@ -97,5 +99,43 @@ describe('chatfold chat --timeout', { timeout: 60_000 }, () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^chatfold: --timeout "soon": expected seconds .*\[E_INVALID_OPTIONS\]\n$/);
+  });
+});
+
+describe('chatfold chat --store and --workspace are checked', { timeout: 60_000 }, () => {
+  it('a store in a folder that does not exist, a workspace that does not exist: one line, exit 1, nothing created', async () => {
+    server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const base = ['chat', '--model', 'openai-compatible:gpt-4o', '--base-url', server.baseURL];
+    const missing = path.join(home.dir, 'nonexistent', 'dir');
+    const store = await runChat(home, [...base, '--store', path.join(missing, 'x.db'), '--print', 'hi']);
+    expect(store.code).toBe(1);
+    expect(store.stderr).toBe(
+      `chatfold: --store ${path.join(missing, 'x.db')}: the folder ${missing} does not exist; create it first (mkdir -p ${missing}) or choose another path [E_INVALID_OPTIONS]\n`,
+    );
+    expect(existsSync(path.join(home.dir, 'nonexistent'))).toBe(false);
+    const workspace = await runChat(home, [
+      ...base,
+      '--store',
+      home.store,
+      '--workspace',
+      missing,
+      '--print',
+      'hi',
+    ]);
+    expect(workspace.code).toBe(1);
+    expect(workspace.stderr).toBe(
+      `chatfold: --workspace ${missing}: no such folder; the file tools work inside an existing folder [E_INVALID_OPTIONS]\n`,
+    );
+    const file = await runChat(home, [
+      ...base,
+      '--store',
+      home.store,
+      '--workspace',
+      path.join(home.workspace, 'notes.md'),
+      '--print',
+      'hi',
+    ]);
+    expect(file.stderr).toMatch(/: not a folder; /);
   });
 });

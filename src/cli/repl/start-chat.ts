@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { LoadedAgentFile } from '../../agent/agent-file/find-agents.ts';
 import { loadAgentFile } from '../../agent/agent-file/find-agents.ts';
 import { createAgent } from '../../agent/create-agent.ts';
@@ -124,6 +125,18 @@ function windowOption(value: string | undefined): number | undefined {
   return tokens;
 }
 
+/** `--workspace DIR` must be a folder that exists (the file tools work inside it). */
+async function checkWorkspaceOption(workspace: string): Promise<void> {
+  const found = await stat(workspace).catch(() => undefined);
+  if (found?.isDirectory() !== true) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `--workspace ${workspace}: ${found === undefined ? 'no such folder' : 'not a folder'}; the file tools work inside an existing folder`,
+      { option: 'workspace' },
+    );
+  }
+}
+
 /** How the terminal says what the agent assumed (once, before the first turn). */
 function warningLine(warning: AgentWarning): string {
   return `! unknown model "${warning.model}": assuming a context window of ${warning.window.toLocaleString('en-US')} tokens. Set the real one with model.maxInputTokens in the agent file, or --window on the command line.`;
@@ -177,6 +190,7 @@ async function openAgent(
 ): Promise<Agent> {
   const loaded = agentRef === undefined ? undefined : await loadAgentFile(agentRef);
   const model = modelSpecOf(loaded, options);
+  if (options.workspace !== undefined) await checkWorkspaceOption(options.workspace);
   const workspace = await openWorkspaceRoot(options.workspace ?? process.cwd());
   const toolNames = loaded === undefined ? WORKSPACE_TOOL_NAMES : (loaded.file.tools ?? []);
   const tools = workspaceTools(workspace, { names: toolNames }) as Record<string, AgentTool<unknown>>;
