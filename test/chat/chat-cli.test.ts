@@ -78,7 +78,11 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
       'count the lines ending in 70 to 79',
     ]);
     expect(run).toMatchObject({ code: 0, stdout: 'There are ten such lines.\n' });
-    expect(run.stderr).toMatch(/^ {2}⚙ search \. → \d+ chars\n$/);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^ {2}⚙ search \\. → \\d+ chars\\nSaved as session (\\w+) in sqlite ${home.store}; continue: chatfold chat --session \\1 --workspace ${home.workspace} --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.url}/v1\\n$`,
+      ),
+    );
   });
 
   it('piped stdin: one prompt per line, slash commands too, answered in order', async () => {

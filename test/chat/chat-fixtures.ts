@@ -91,8 +91,14 @@ ${options.context
 export interface ChatRun {
   readonly code: number | null;
   readonly stdout: string;
+  /** stderr without the last line a `--print` run of a new session ends with (see `saved`). */
   readonly stderr: string;
+  /** That line: `Saved as session ID in STORE; continue: COMMAND`, when it was printed. */
+  readonly saved?: { readonly session: string; readonly line: string };
 }
+
+/** The line `--print` ends with when it made a new session. */
+const SAVED_LINE = /(?:^|\n)(Saved as session (\w+) in [^\n]*\n)$/;
 
 /** Runs `chatfold ARGS` (the TypeScript entry) in the home with `input` piped to stdin. */
 export function runChat(home: ChatHome, args: readonly string[], input = ''): Promise<ChatRun> {
@@ -110,7 +116,19 @@ export function runChat(home: ChatHome, args: readonly string[], input = ''): Pr
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      const saved = SAVED_LINE.exec(stderr);
+      if (saved === null) resolve({ code, stdout, stderr });
+      else {
+        const line = saved[1] as string;
+        resolve({
+          code,
+          stdout,
+          stderr: stderr.slice(0, stderr.length - line.length),
+          saved: { session: saved[2] as string, line },
+        });
+      }
+    });
     child.stdin.end(input);
   });
 }

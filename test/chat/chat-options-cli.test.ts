@@ -43,6 +43,30 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
     );
   });
 
+  it('--print without --session says where it saved the new session; that command continues it', async () => {
+    server = await startUsageServer({ shape: 'ollama', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const base = [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+    ];
+    const first = await runChat(home, [...base, '--print', 'hi']);
+    expect(first).toMatchObject({ code: 0, stdout: 'Ok.\n', stderr: '' });
+    const session = first.saved?.session as string;
+    expect(first.saved?.line).toBe(
+      `Saved as session ${session} in sqlite ${home.store}; continue: chatfold chat --session ${session} --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.baseURL}\n`,
+    );
+    const next = await runChat(home, [...base, '--session', session, '--print', 'again']);
+    expect(next).toMatchObject({ code: 0, stdout: 'Ok.\n' });
+    expect(next.saved).toBeUndefined();
+    expect(next.stderr).toBe(`\nResuming session ${session}\n3 messages in history (0 summarized)\n\n`);
+  });
+
   it('/sessions and /history count with their nouns', async () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();

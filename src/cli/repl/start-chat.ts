@@ -273,7 +273,16 @@ export async function startChat(agentRef: string | undefined, options: ChatCliOp
         ),
       );
     }
-    if (printMode) return await runPrint(agent, options.print as string, terminal);
+    if (printMode) {
+      const code = await runPrint(agent, options.print as string, terminal);
+      // A run without --session made a new session: say where it is, so it can be continued.
+      if (options.session === undefined) {
+        terminal.notice(
+          `Saved as session ${agent.session.id} in ${store.description}; continue: ${resumeCommand}\n`,
+        );
+      }
+      return code;
+    }
     return await runRepl({ agent, terminal, store, resumeCommand, input: process.stdin, interactive });
   } finally {
     await store.store.close();
