@@ -14,7 +14,7 @@
  * The schema words the error when a message fails.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { cacheTable, type EngineCache } from './engine-cache.ts';
+import { cacheOption, cacheTable, type EngineCache } from './engine-cache.ts';
 import { isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 import { messageInputSchema, messageSchema } from './message-schema.ts';
 import { parseProviderInput } from './provider-input.ts';
@@ -76,7 +76,7 @@ export function assertMessages(
     );
   }
   const limit = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
-  const checked = options.cache?.table(CHECKED);
+  const checked = cacheOption(options.cache, fn)?.table(CHECKED);
   for (let index = 0; index < value.length; index++) checkOne(value[index], index, fn, limit, checked);
   return value as readonly Message[];
 }

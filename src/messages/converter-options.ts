@@ -1,4 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import type { EngineCache } from './engine-cache.ts';
 import { describe } from './normalize.ts';
 
 /**
@@ -13,6 +14,11 @@ export type ReasoningOutput = 'auto' | 'omit';
 export interface ToProviderOptions {
   /** Default {@link DEFAULT_REASONING_OUTPUT}. */
   readonly reasoning?: ReasoningOutput;
+  /**
+   * Remembers checked messages between calls: give the same cache (a conversation's,
+   * `createEngineCache()`) when converting the same messages again each turn.
+   */
+  readonly cache?: EngineCache | undefined;
 }
 
 /** Default of the `reasoning` option of every `toX` converter. */

@@ -12,6 +12,7 @@
  * The tables are declared where they are used, with {@link cacheTable}; this module knows
  * nothing of them, so it sits in the innermost layer every other one may import.
  */
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 
 /** A named table kind; the table itself lives in each {@link EngineCache}. */
 export interface CacheTable<T> {
@@ -58,6 +59,22 @@ export function createEngineCache(): EngineCache {
       return found;
     },
   };
+}
+
+/**
+ * A `cache` option as given to a public function: undefined, or a cache.
+ *
+ * @throws ChatfoldError `E_INVALID_OPTIONS` for anything else.
+ */
+export function cacheOption(value: unknown, fn: string): EngineCache | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object' && value !== null && typeof (value as EngineCache).table === 'function')
+    return value as EngineCache;
+  throw new ChatfoldError(
+    'E_INVALID_OPTIONS',
+    `${fn}: options.cache must be an engine cache (createEngineCache()), received ${value === null ? 'null' : typeof value}`,
+    { option: 'cache', where: fn },
+  );
 }
 
 /** The tables of `cache`, or of a fresh cache when there is none (a stateless call). */

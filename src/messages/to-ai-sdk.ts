@@ -193,7 +193,7 @@ function partTo(part: Part, names: ReadonlyMap<string, string>, where: string): 
  * const result = await generateText({ model, messages: toAiSdk(history) });
  */
 export function toAiSdk(messages: readonly Message[], options: ToProviderOptions = {}): AiSdkMessage[] {
-  assertMessages(messages, 'toAiSdk');
+  assertMessages(messages, 'toAiSdk', { cache: options?.cache });
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAiSdk');
   const names = new Map<string, string>();
   for (const message of messages)

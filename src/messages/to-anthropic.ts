@@ -258,7 +258,7 @@ export function toAnthropic(
   messages: readonly Message[],
   options: ToAnthropicOptions = {},
 ): AnthropicBetaRequest {
-  assertMessages(messages, 'toAnthropic');
+  assertMessages(messages, 'toAnthropic', { cache: options?.cache });
   const settings: Settings = {
     reasoning: reasoningOption(options, ['auto', 'omit'], 'toAnthropic'),
     api: choice(options, 'api', ['messages', 'beta']),

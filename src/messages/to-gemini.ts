@@ -151,7 +151,7 @@ function partToGemini(
  * await ai.models.generateContent({ model, contents, config: { systemInstruction } });
  */
 export function toGemini(messages: readonly Message[], options: ToProviderOptions = {}): GeminiRequest {
-  assertMessages(messages, 'toGemini');
+  assertMessages(messages, 'toGemini', { cache: options?.cache });
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toGemini');
   const names = new Map<string, string>();
   for (const message of messages) {

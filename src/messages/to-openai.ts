@@ -1,9 +1,11 @@
 /**
  * Neutral messages → OpenAI (MSG-2). Pure; no SDK import.
  */
+
 import { attachmentPlaceholder } from './attachment-data.ts';
 import { assertMessages } from './check-messages.ts';
 import { reasoningOption } from './converter-options.ts';
+import type { EngineCache } from './engine-cache.ts';
 import { nestingError } from './json-depth.ts';
 import type { OpenAIContentPart, OpenAIMessage, OpenAITextPart, OpenAIToolCall } from './openai-schema.ts';
 import { type Markers, markersOf, objectMarker, stringMarker } from './provider-metadata.ts';
@@ -21,6 +23,11 @@ export interface ToOpenAIOptions {
    * all; `'reasoning_content'` sends every reasoning part's text in that field.
    */
   readonly reasoning?: 'auto' | 'omit' | 'reasoning_content';
+  /**
+   * Remembers checked messages and tool arguments between calls: give the same cache (a
+   * conversation's, `createEngineCache()`) when converting the same messages again each turn.
+   */
+  readonly cache?: EngineCache | undefined;
 }
 
 const extraOf = (markers: Markers, key = 'extra'): Readonly<Record<string, JsonValue>> =>
@@ -116,14 +123,22 @@ function toContent(
 }
 
 /** The arguments text of a call, refused when it is not JSON or nests too deep (MSG-4). */
-function checkedArguments(part: ToolCallPart, at: (part: ToolCallPart) => string): string {
-  const fault = toolArgumentsFault(part);
+function checkedArguments(
+  part: ToolCallPart,
+  at: (part: ToolCallPart) => string,
+  cache: EngineCache | undefined,
+): string {
+  const fault = toolArgumentsFault(part, cache);
   if (fault === 'too-deep') throw nestingError(at(part), 'toOpenAI');
   if (fault === 'not-json') throw invalidArgumentsError(part.arguments, at(part), 'toOpenAI');
   return part.arguments;
 }
 
-function toolCallToOpenAI(part: ToolCallPart, at: (part: ToolCallPart) => string): OpenAIToolCall {
+function toolCallToOpenAI(
+  part: ToolCallPart,
+  at: (part: ToolCallPart) => string,
+  cache: EngineCache | undefined,
+): OpenAIToolCall {
   const markers = markersOf(part, P);
   if (markers.type === 'custom') {
     const input = parseToolArguments(part.arguments, at(part), 'toOpenAI');
@@ -137,7 +152,7 @@ function toolCallToOpenAI(part: ToolCallPart, at: (part: ToolCallPart) => string
   return {
     id: part.id,
     type: 'function',
-    function: { name: part.name, arguments: checkedArguments(part, at) },
+    function: { name: part.name, arguments: checkedArguments(part, at, cache) },
     ...extraOf(markers),
   } as OpenAIToolCall;
 }
@@ -146,6 +161,7 @@ function assistantToOpenAI(
   message: Message,
   reasoning: 'auto' | 'omit' | 'reasoning_content',
   where: string,
+  cache: EngineCache | undefined,
 ): OpenAIMessage {
   const markers = markersOf(message, P);
   const visible: TextPart[] = [];
@@ -176,10 +192,10 @@ function assistantToOpenAI(
     ...(content === undefined ? {} : { content }),
     ...(message.name === undefined ? {} : { name: message.name }),
     ...(refusal === undefined ? {} : { refusal }),
-    ...(calls.length === 0 ? {} : { tool_calls: calls.map((call) => toolCallToOpenAI(call, at)) }),
+    ...(calls.length === 0 ? {} : { tool_calls: calls.map((call) => toolCallToOpenAI(call, at, cache)) }),
     ...(legacy === undefined
       ? {}
-      : { function_call: { name: legacy.name, arguments: checkedArguments(legacy, at) } }),
+      : { function_call: { name: legacy.name, arguments: checkedArguments(legacy, at, cache) } }),
     ...(thoughts.length === 0 ? {} : { reasoning_content: thoughts.join('\n\n') }),
     ...extraOf(markers),
   } as OpenAIMessage;
@@ -201,7 +217,8 @@ function assistantToOpenAI(
  * const completion = await openai.chat.completions.create({ model: 'gpt-4.1', messages: toOpenAI(messages) });
  */
 export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): OpenAIMessage[] {
-  assertMessages(messages, 'toOpenAI');
+  const cache = options?.cache; // options may be anything (checked below)
+  assertMessages(messages, 'toOpenAI', { cache });
   const reasoning = reasoningOption(options, ['auto', 'omit', 'reasoning_content'], 'toOpenAI');
   const out: OpenAIMessage[] = [];
   for (let index = 0; index < messages.length; index++) {
@@ -237,7 +254,7 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       continue;
     }
     if (message.role === 'assistant') {
-      out.push(assistantToOpenAI(message, reasoning, `messages[${index}]`));
+      out.push(assistantToOpenAI(message, reasoning, `messages[${index}]`, cache));
       continue;
     }
     const visible = message.parts.filter(
