@@ -19,6 +19,15 @@ export { createAgent, DEFAULT_MAX_STEPS, newSessionId } from './create-agent.ts'
 export { createLanguageModel, PROVIDER_KEYS, parseModelSpec } from './language-model.ts';
 export type { AgentWarning, UnknownModelWarning } from './model-warnings.ts';
 export { ABORTED_TOOL_RESULT } from './run-loop.ts';
+export {
+  deleteSession,
+  isDeletedSession,
+  MAX_SESSION_TITLE,
+  renameSession,
+  SESSION_DELETED_AT_KEY,
+  SESSION_TITLE_KEY,
+  sessionTitle,
+} from './session-metadata.ts';
 export type {
   Agent,
   AgentCompactionMode,

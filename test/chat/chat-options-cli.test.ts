@@ -67,6 +67,39 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
     expect(next.stderr).toBe(`\nResuming session ${session}\n3 messages in history (0 summarized)\n\n`);
   });
 
+  it('/sessions rename titles this session, /sessions delete hides another; a deleted id cannot be resumed', async () => {
+    server = await startUsageServer({ shape: 'llama.cpp', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const base = [
+      'chat',
+      '--model',
+      'openai-compatible:gpt-4o',
+      '--base-url',
+      server.baseURL,
+      '--store',
+      home.store,
+    ];
+    await runChat(home, [...base, '--session', 'old', '--new'], 'hello\n');
+    const run = await runChat(
+      home,
+      [...base, '--session', 'garden', '--new'],
+      'hi\n/sessions rename Garden plans\n/sessions delete old\n/sessions delete garden\n/sessions delete nope\n/sessions\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Session garden is now “Garden plans”.\n');
+    expect(run.stdout).toContain('Deleted session old (its messages stay in the store).\n');
+    expect(run.stdout).toContain('This is the session you are in; delete it from another one.\n');
+    expect(run.stdout).toContain(`No session nope in sqlite ${home.store}; /sessions lists them.\n`);
+    const list = run.stdout.slice(run.stdout.lastIndexOf('Sessions in'));
+    expect(list).toMatch(/\* garden +3 messages {2}updated .* {2}agent chat {2}“Garden plans”\n$/);
+    expect(list).not.toContain(' old ');
+    const resumed = await runChat(home, [...base, '--session', 'old', '--print', 'again']);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toBe(
+      `chatfold: session "old" was deleted from sqlite ${home.store}; start another (drop --session) or pick one from /sessions [E_INVALID_OPTIONS]\n`,
+    );
+  });
+
   it('/sessions and /history count with their nouns', async () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();

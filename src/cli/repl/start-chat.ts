@@ -4,6 +4,7 @@ import { loadAgentFile } from '../../agent/agent-file/find-agents.ts';
 import { createAgent } from '../../agent/create-agent.ts';
 import { parseModelSpec } from '../../agent/language-model.ts';
 import type { AgentWarning } from '../../agent/model-warnings.ts';
+import { isDeletedSession } from '../../agent/session-metadata.ts';
 import type { Agent, AgentContextOptions, AgentModelSpec, AgentTool } from '../../agent/types.ts';
 import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
 import { WORKSPACE_TOOL_NAMES, workspaceTools } from '../../agent/workspace/workspace-tools.ts';
@@ -54,6 +55,13 @@ function timeoutOption(value: string | undefined): number {
 async function checkSessionOption(options: ChatCliOptions, store: OpenedStore): Promise<void> {
   if (options.session === undefined) return;
   const existing = await store.store.getSession(options.session);
+  if (existing !== undefined && isDeletedSession(existing)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `session ${JSON.stringify(options.session)} was deleted from ${store.description}; start another (drop --session) or pick one from /sessions`,
+      { session: options.session },
+    );
+  }
   if (existing === undefined && options.new !== true) {
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
