@@ -1,50 +1,11 @@
 // Markdown rendered safely (WEB-8): markdown-it escapes any HTML in the source (html: false)
 // and refuses javascript:/vbscript:/data: links; images are not rendered (no remote fetches);
 // DOMPurify then sanitises the output as a second line of defence before it reaches the DOM.
-// Code blocks are highlighted by highlight.js (its output is escaped text in class-only spans).
+// Code blocks keep their `language-*` class; highlight.ts colours them after rendering.
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import css from 'highlight.js/lib/languages/css';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
 
-for (const [name, language] of Object.entries({
-  bash,
-  css,
-  go,
-  java,
-  javascript,
-  json,
-  python,
-  rust,
-  sql,
-  typescript,
-  xml,
-  yaml,
-})) {
-  hljs.registerLanguage(name, language);
-}
-
-const markdown = new MarkdownIt({
-  html: false,
-  linkify: true,
-  breaks: true,
-  highlight: (code, language) => {
-    const name = language.trim().toLowerCase();
-    if (name === '' || hljs.getLanguage(name) === undefined) return ''; // markdown-it escapes it
-    return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
-  },
-});
+const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true });
 markdown.disable(['image']);
 
 let hooked = false;

@@ -40,7 +40,12 @@ export function MarkdownText({ text, class: className }: { readonly text: string
   const html = useMemo(() => renderMarkdown(text), [text]);
   const root = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (root.current !== null) addCopyButtons(root.current);
+    const element = root.current;
+    if (element === null) return;
+    addCopyButtons(element);
+    if (element.querySelector('pre > code[class*="language-"]') !== null) {
+      void import('../highlight.ts').then(({ highlightCode }) => highlightCode(element));
+    }
   }, [html]);
   return (
     <div
