@@ -5,6 +5,7 @@ import { assertMessages } from '../messages/check-messages.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
 import { runPlanner } from './plan-compaction.ts';
@@ -125,14 +126,9 @@ function orphaningDrop(plan: CompactionPlan, messages: readonly Message[]): Comp
 }
 
 function expectInvalidPlan(run: () => unknown): ChatfoldError {
-  let caught: unknown;
-  try {
-    run();
-  } catch (error) {
-    caught = error;
-  }
-  expect(ChatfoldError.hasCode(caught, 'E_INVALID_PLAN'), String(caught)).toBe(true);
-  return caught as ChatfoldError;
+  const error = caughtError(run);
+  expect(error.code, error.message).toBe('E_INVALID_PLAN');
+  return error;
 }
 
 const strategies = fc.constantFrom('truncate', 'summarize', 'mask', 'hybrid', 'importance');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { assertMessages } from './check-messages.ts';
 import { cacheTable, createEngineCache } from './engine-cache.ts';
 import { toAnthropic } from './to-anthropic.ts';
@@ -68,14 +68,9 @@ describe('EngineCache (issue 22 §3)', () => {
         () => validate(messages, { cache: bad as never }),
         () => assertMessages(messages, 'test', { cache: bad as never }),
       ]) {
-        let caught: unknown;
-        try {
-          run();
-        } catch (error) {
-          caught = error;
-        }
-        expect(ChatfoldError.hasCode(caught, 'E_INVALID_OPTIONS'), String(bad)).toBe(true);
-        expect((caught as ChatfoldError).details).toMatchObject({ option: 'cache' });
+        const error = caughtError(run);
+        expect(error.code, String(bad)).toBe('E_INVALID_OPTIONS');
+        expect(error.details).toMatchObject({ option: 'cache' });
       }
     }
   });

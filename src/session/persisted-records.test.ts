@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
+import { emptyFactLists } from '../summarize/ledger.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { caughtError } from '../test/caught-error.ts';
 import { INITIAL_SESSION_STATE, readSessionState, type SessionCompactionState } from './compaction-state.ts';
 import { type PendingPlan, pendingPlanJson, readPendingPlan } from './pending-plan.ts';
 import { readSnapshotContent, snapshotContent, toJson } from './snapshot-content.ts';
@@ -18,15 +19,10 @@ const unversioned = (value: JsonValue): JsonValue => {
 };
 
 function expectUnsupported(run: () => unknown, record: string): void {
-  let caught: unknown;
-  try {
-    run();
-  } catch (error) {
-    caught = error;
-  }
-  expect(ChatfoldError.hasCode(caught, 'E_UNSUPPORTED_VERSION'), String(caught)).toBe(true);
-  expect((caught as ChatfoldError).details).toMatchObject({ record, version: 2, supported: 1 });
-  expect((caught as Error).message).toContain(record);
+  const error = caughtError(run);
+  expect(error.code).toBe('E_UNSUPPORTED_VERSION');
+  expect(error.details).toMatchObject({ record, version: 2, supported: 1 });
+  expect(error.message).toContain(record);
 }
 
 const messages = buildConversation()
@@ -38,15 +34,7 @@ const messages = buildConversation()
 
 const summary: CompactionSummary = {
   text: 'Read src/a.ts.',
-  ledger: {
-    filesRead: ['src/a.ts'],
-    filesModified: [],
-    commands: [],
-    urls: [],
-    identifiers: [],
-    numbers: [],
-    errors: [],
-  },
+  ledger: { ...emptyFactLists(), filesRead: ['src/a.ts'] },
   covers: { firstId: 'm2', lastId: 'm3', count: 2 },
   source: 'extractive',
   messageId: 'cf_summary_1',

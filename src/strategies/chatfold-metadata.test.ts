@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
+import { emptyFactLists } from '../summarize/ledger.ts';
+import { caughtError } from '../test/caught-error.ts';
 import {
   chatfoldMetadata,
   createSyntheticMessage,
@@ -23,33 +24,16 @@ const withRecord = (chatfold: JsonValue): Message => ({ ...message, metadata: { 
 const summaryRecord = {
   transform: 'summary',
   text: 'They read a.ts.',
-  ledger: {
-    filesRead: ['a.ts'],
-    filesModified: [],
-    commands: [],
-    urls: [],
-    identifiers: [],
-    numbers: [],
-    errors: [],
-  },
+  ledger: { ...emptyFactLists(), filesRead: ['a.ts'] },
   covers: { firstId: 'm0', lastId: 'm9', count: 10 },
   source: 'llm',
   model: 'gpt-4o-mini',
 };
 
 function expectUnsupported(run: () => unknown): void {
-  let caught: unknown;
-  try {
-    run();
-  } catch (error) {
-    caught = error;
-  }
-  expect(ChatfoldError.hasCode(caught, 'E_UNSUPPORTED_VERSION'), String(caught)).toBe(true);
-  expect((caught as ChatfoldError).details).toMatchObject({
-    record: 'metadata.chatfold record',
-    version: 2,
-    supported: 1,
-  });
+  const error = caughtError(run);
+  expect(error.code).toBe('E_UNSUPPORTED_VERSION');
+  expect(error.details).toMatchObject({ record: 'metadata.chatfold record', version: 2, supported: 1 });
 }
 
 describe('metadata.chatfold records', () => {
