@@ -84,8 +84,9 @@ describe('engine caches have owners (issue 22 §3)', () => {
     await compact(messages, { ...options, counter });
     expect(seen.at(-1)).toBe(counter.cache);
     // A library-chosen counter (a model id, no counter given) never lends its cache.
-    await compact(messages, { ...options, window: undefined, model: 'gpt-4o' });
-    await compact(messages, { ...options, window: undefined, model: 'gpt-4o' });
+    const { window: _, ...byModel } = options;
+    await compact(messages, { ...byModel, model: 'gpt-4o' });
+    await compact(messages, { ...byModel, model: 'gpt-4o' });
     expect(seen.at(-1)).not.toBe(seen.at(-2));
   });
 
@@ -101,7 +102,8 @@ describe('engine caches have owners (issue 22 §3)', () => {
     expect(masked.length).toBeGreaterThan(0);
     for (const message of masked) expect(again.messages).toContain(message);
     // Without the cache, equal messages but new objects: nothing was remembered between calls.
-    const fresh = await compact(messages, { ...options, cache: undefined });
+    const { cache: __, ...withoutCache } = options;
+    const fresh = await compact(messages, withoutCache);
     expect(fresh.messages).toEqual(first.messages);
     expect(fresh.messages.filter((message) => masked.includes(message))).toEqual([]);
   });
