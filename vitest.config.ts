@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { sourceEntryPoints } from './scripts/subpaths.ts';
 
@@ -45,6 +46,11 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // One test file per core. Vitest's default (cores − 1) leaves a 2-core machine one worker,
+    // a serial run, although most integration and e2e files spend their time waiting on a child
+    // process, a server or a browser. Nothing may depend on the machine being idle: timeouts in
+    // tests are behaviour against servers that do not answer, never races against the clock.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Per-project totals and every skipped test with the reason, after Vitest's own report.
     reporters: ['default', './scripts/vitest-summary-reporter.ts'],
     projects: [
