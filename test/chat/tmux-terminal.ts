@@ -20,6 +20,8 @@ export interface TerminalSession {
   press(...keys: string[]): void;
   /** The whole screen and scrollback, wrapped lines joined, trailing blanks trimmed. */
   screen(): string;
+  /** The same with the colours and styles on screen as ANSI escapes (`capture-pane -e`). */
+  styledScreen(): string;
   /** Waits until the screen (from `since` characters on) matches; returns that part. */
   waitFor(pattern: RegExp, options?: { timeoutMs?: number; since?: number }): Promise<string>;
   /** Ends the session and its tmux server. */
@@ -79,12 +81,13 @@ export function openTerminal({
     ...environment,
     script,
   );
-  const screen = (): string =>
-    tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'test')
+  const capture = (...flags: string[]): string =>
+    tmux('capture-pane', '-p', '-J', ...flags, '-S', '-', '-t', 'test')
       .split('\n')
       .map((line) => line.trimEnd())
       .join('\n')
       .trimEnd();
+  const screen = (): string => capture();
   return {
     typeLine(text) {
       tmux('send-keys', '-t', 'test', '-l', text);
@@ -101,6 +104,7 @@ export function openTerminal({
       tmux('send-keys', '-t', 'test', ...keys);
     },
     screen,
+    styledScreen: () => capture('-e'),
     async waitFor(pattern, { timeoutMs = 30_000, since = 0 } = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { POLICIES } from '../../policy/presets.ts';
 import type { SessionStatus } from '../../session/types.ts';
 import { compactCount, contextView, policyLines, triggerBar } from './context-view.ts';
+import { createStyle } from './terminal.ts';
 
 /** A status with seed 004's numbers; the fields /context does not print are filler. */
 function status(change: Partial<SessionStatus>): SessionStatus {
@@ -106,6 +107,28 @@ describe('/context (CLI-1, seed 004 scenarios 3 and 4)', () => {
       '  Note: server leaves the tool definitions out of its input tokens; counting locally',
     );
     expect(contextView(status({}), { model: 'm' }).some((line) => line.includes('Note:'))).toBe(false);
+  });
+
+  it('colours like seed 004 when the terminal has colours: cyan headings, dim labels, a yellow ⚡ line', () => {
+    const lines = contextView(status({ summary, willCompactNextTurn: true }), {
+      model: 'm',
+      style: createStyle(true),
+    });
+    const cyan = (text: string) => `\u001b[36m${text}\u001b[39m`;
+    const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
+    expect(lines.slice(1, 6)).toEqual([
+      cyan('Context Status'),
+      `  ${dim('Last summary:')} 25 messages → 850 tokens`,
+      `  ${dim('Created:')} 2024-01-15 10:30`,
+      '',
+      cyan('Summarization Triggers (N messages OR K tokens)'),
+    ]);
+    expect(lines).toContain('  \u001b[33m⚡ Summarization will trigger on next message\u001b[39m');
+    expect(contextView(status({}), { model: 'm', style: createStyle(true) })[2]).toBe(
+      `  ${dim('No summary yet')}`,
+    );
+    // Without colours (NO_COLOR, a pipe) the same text, no escapes.
+    expect(contextView(status({ summary }), { model: 'm' }).join('\n')).not.toContain('\u001b');
   });
 
   it('says when there is no summary yet', () => {

@@ -1,6 +1,7 @@
 import type { SessionStatus } from '../../session/types.ts';
 import type { UnderReportReason } from '../../tokens/calibrated-counter.ts';
 import { plural } from '../plural.ts';
+import { createStyle, type Style } from './terminal.ts';
 
 /** Width of seed 004's trigger bars, in cells (one cell per 5 %). */
 const BAR_CELLS = 20;
@@ -46,7 +47,14 @@ export function underReportNote(reason: UnderReportReason): string {
 export interface ContextViewOptions {
   /** The model as the window line names it (`gpt-4o`, `openai:gpt-4o`). */
   readonly model: string;
+  /**
+   * Colours, as seed 004 prints them (cyan headings, dim labels, a yellow ⚡ line); none by
+   * default (`NO_COLOR`, not a terminal).
+   */
+  readonly style?: Style;
 }
+
+const PLAIN = createStyle(false);
 
 /**
  * `/context` (CLI-1, TRG-6): seed 004's status exactly — last summary, created, both trigger
@@ -55,17 +63,18 @@ export interface ContextViewOptions {
  *
  * @returns The lines to print.
  */
-export function contextView(status: SessionStatus, { model }: ContextViewOptions): string[] {
-  const lines = ['', 'Context Status'];
+export function contextView(status: SessionStatus, { model, style = PLAIN }: ContextViewOptions): string[] {
+  const { cyan, dim, yellow } = style;
+  const lines = ['', cyan('Context Status')];
   if (status.summary !== undefined) {
     lines.push(
-      `  Last summary: ${plural(status.summary.messagesSummarized, 'message')} → ${plural(status.summary.tokens, 'token')}`,
+      `  ${dim('Last summary:')} ${plural(status.summary.messagesSummarized, 'message')} → ${plural(status.summary.tokens, 'token')}`,
     );
-    lines.push(`  Created: ${formatCreated(status.summary.createdAt)}`);
+    lines.push(`  ${dim('Created:')} ${formatCreated(status.summary.createdAt)}`);
   } else {
-    lines.push('  No summary yet');
+    lines.push(`  ${dim('No summary yet')}`);
   }
-  lines.push('', 'Summarization Triggers (N messages OR K tokens)');
+  lines.push('', cyan('Summarization Triggers (N messages OR K tokens)'));
   if (status.messagesTrigger !== undefined) {
     const percent = (status.messagesSinceCompaction / status.messagesTrigger) * 100;
     lines.push(
@@ -84,7 +93,8 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
   } else {
     lines.push(`  Tokens:   ${count(status.tokens)} (no token trigger)`);
   }
-  if (status.willCompactNextTurn) lines.push('', '  ⚡ Summarization will trigger on next message');
+  if (status.willCompactNextTurn)
+    lines.push('', `  ${yellow('⚡ Summarization will trigger on next message')}`);
   const windowPercent = status.window > 0 ? Math.round((status.tokens / status.window) * 100) : 0;
   lines.push(
     '',
@@ -92,8 +102,10 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
     `  Message counts are exact; token counts are ${ACCURACY_NOTE[status.accuracy]}, tokenizer ${status.tokenizer}`,
     `  History: ${status.text}`,
   );
-  if (status.underReport !== undefined) lines.push(`  Note: ${underReportNote(status.underReport.reason)}`);
-  lines.push(...policyLines(status));
+  if (status.underReport !== undefined) {
+    lines.push(`  ${yellow(`Note: ${underReportNote(status.underReport.reason)}`)}`);
+  }
+  lines.push(...policyLines(status, style));
   return lines;
 }
 
@@ -102,9 +114,9 @@ export function contextView(status: SessionStatus, { model }: ContextViewOptions
  * with its bar, the budget a prompt must fit (compacted whatever the triggers when it does
  * not), and the floor when it is holding a trigger back.
  */
-export function policyLines(status: SessionStatus): string[] {
+export function policyLines(status: SessionStatus, style: Style = PLAIN): string[] {
   const { policy } = status;
-  const lines = ['', `Policy: ${policy.name}`];
+  const lines = ['', style.cyan(`Policy: ${policy.name}`)];
   for (const condition of status.conditions) {
     if (condition.kind !== 'fraction') continue;
     const share = Math.round((condition.threshold / status.window) * 100);

@@ -8,6 +8,8 @@ export const contextCommand: SlashCommand = {
   help: 'context status: last summary, N-messages and K-tokens trigger bars, window use',
   async run(_args, { agent, terminal }) {
     const status = await agent.session.status();
-    terminal.write(`${contextView(status, { model: agent.modelLabel }).join('\n')}\n\n`);
+    terminal.write(
+      `${contextView(status, { model: agent.modelLabel, style: terminal.style }).join('\n')}\n\n`,
+    );
   },
 };

@@ -6,7 +6,8 @@ import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
 // Issue 18 item 5, as a person does it in a real terminal (tmux): a 1 MB paste goes in at once
 // (bracketed paste), shows collapsed on the input line, is stored whole and sent fitted to the
-// window; while the model has not answered, a spinner counts the seconds; Ctrl-C cancels.
+// window; while the model has not answered, a spinner counts the seconds; Ctrl-C cancels;
+// /context has seed 004's colours on a terminal that has them.
 
 let server: UsageServer | undefined;
 const open: TerminalSession[] = [];
@@ -105,5 +106,48 @@ describe('waiting for the model', { timeout: 120_000 }, () => {
     expect(after).not.toContain('waiting for the model'); // the line was cleared, not left behind
     terminal.press('C-d');
     await terminal.waitFor(/\[exited 0\]/);
+  });
+});
+
+describe('/context in colour', { timeout: 120_000 }, () => {
+  it('cyan headings, dim labels when the terminal has colours; none with NO_COLOR', async () => {
+    server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
+    const home = chatHome();
+    const { NO_COLOR: _off, ...colourEnv } = home.env;
+    const run = (env: Record<string, string>) => {
+      const terminal = openTerminal({
+        command: [
+          process.execPath,
+          CHATFOLD_ENTRY,
+          'chat',
+          '--model',
+          'openai-compatible:gpt-4o',
+          '--base-url',
+          server?.baseURL as string,
+          '--store',
+          home.store,
+        ],
+        cwd: home.dir,
+        env,
+      });
+      open.push(terminal);
+      return terminal;
+    };
+    const coloured = run(colourEnv);
+    await coloured.waitFor(/You>$/);
+    coloured.typeLine('/context');
+    await coloured.waitFor(/History: .*\n[^]*You>$/);
+    const styled = coloured.styledScreen();
+    // tmux writes the styles back as SGR sequences (cyan is 36, dim is 2), maybe with resets between.
+    const styledAs = (code: number, text: string) =>
+      new RegExp(`\u001b\\[${code}m(?:\u001b\\[[\\d;]*m)*${text.replace(/[()]/g, '\\$&')}`);
+    expect(styled).toMatch(styledAs(36, 'Context Status'));
+    expect(styled).toMatch(styledAs(36, 'Summarization Triggers (N messages OR K tokens)'));
+    expect(styled).toMatch(styledAs(2, 'No summary yet'));
+    const plain = run(home.env);
+    await plain.waitFor(/You>$/);
+    plain.typeLine('/context');
+    await plain.waitFor(/History: .*\n[^]*You>$/);
+    expect(plain.styledScreen()).not.toMatch(/\u001b\[(36|2)m/);
   });
 });
