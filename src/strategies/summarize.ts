@@ -398,6 +398,7 @@ async function summarizeOnce(
     createdAt: last.createdAt,
     metadata: {
       chatfold: {
+        version: 1,
         transform: 'summary',
         ...(record as unknown as Record<string, JsonValue>),
         ...(files.files.length === 0 ? {} : { files: files.files as unknown as JsonValue }),
