@@ -2,11 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
+import { memoryStore } from '../stores/memory/index.ts';
 import { emptyFactLists } from '../summarize/ledger.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { caughtError } from '../test/caught-error.ts';
 import { INITIAL_SESSION_STATE, readSessionState, type SessionCompactionState } from './compaction-state.ts';
+import { createChatfold } from './create-chatfold.ts';
 import { type PendingPlan, pendingPlanJson, readPendingPlan } from './pending-plan.ts';
+import { sessionStateKey } from './session.ts';
 import { readSnapshotContent, snapshotContent, toJson } from './snapshot-content.ts';
 
 // Issue 22 §4: persisted formats have schemas with a version, parsed at the boundary.
@@ -203,6 +206,33 @@ describe('session compaction state', () => {
       guard: INITIAL_SESSION_STATE.guard,
       consecutiveCancels: 0,
     });
+  });
+});
+
+describe('through a session and its store', () => {
+  it('a session writes its state with the version and refuses to open on a newer one', async () => {
+    const store = memoryStore();
+    // A cancel is something the session remembers (HK-1: consecutive cancels).
+    const hooks = { beforeCompact: () => ({ cancel: true }) };
+    const session = await createChatfold({ window: 6000, store, hooks }).session('s');
+    const rounds = buildConversation().system('system').user('goal');
+    for (let i = 0; i < 8; i++)
+      rounds
+        .toolRound([{ name: 'Read', args: { file_path: `f${i}.ts` }, result: 'x'.repeat(1500) }])
+        .user(`next ${i}`);
+    await session.append(rounds.build());
+    expect((await session.compact()).cancelled).toBe(true);
+    const stored = await store.getSetting(sessionStateKey('s'));
+    expect(stored).toMatchObject({ version: 1, consecutiveCancels: 1 });
+    expect(readSessionState(stored)).toMatchObject({ consecutiveCancels: 1 });
+    await store.setSetting(sessionStateKey('s'), bumped(stored as JsonValue));
+    const error = await createChatfold({ window: 6000, store })
+      .session('s')
+      .then(
+        () => undefined,
+        (rejected: unknown) => rejected,
+      );
+    expect(error).toMatchObject({ code: 'E_UNSUPPORTED_VERSION', details: { record: 'session state' } });
   });
 });
 

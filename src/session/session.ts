@@ -14,6 +14,7 @@ import {
   INITIAL_SESSION_STATE,
   mayAutoCompact,
   readSessionState,
+  SESSION_STATE_FORMAT,
   type SessionCompactionState,
   stateAfterFailure,
   stateAfterPlan,
@@ -453,7 +454,10 @@ export class ChatfoldSession implements Session {
     if (!hasSettings(store)) return; // documented: such a store forgets back-offs on restart
     this.#background(
       'session-state',
-      store.setSetting(sessionStateKey(this.id), JSON.parse(JSON.stringify(state)) as JsonValue),
+      store.setSetting(
+        sessionStateKey(this.id),
+        JSON.parse(JSON.stringify({ version: SESSION_STATE_FORMAT.version, ...state })) as JsonValue,
+      ),
     );
   }
 }
