@@ -76,11 +76,14 @@ export async function startUsageServer({
   shape,
   reporting,
   answer = 'Noted.',
+  summary = answer,
   stall,
 }: {
   shape: ServerShape;
   reporting: UsageReporting;
   answer?: string;
+  /** The answer to requests without tools (chatfold's summary requests). Default `answer`. */
+  summary?: string;
   /** A server that takes the request and then goes silent: before any byte, or after the first chunk. */
   stall?: 'before-headers' | 'after-first-chunk';
 }): Promise<UsageServer> {
@@ -89,7 +92,7 @@ export async function startUsageServer({
   let cached: string[] = [];
   const model = shape === 'ollama' ? 'qwen2.5:32b' : 'Qwen/Qwen2.5-32B-Instruct';
 
-  const usageOf = (body: ChatBody) => {
+  const usageOf = (body: ChatBody, reply: string) => {
     const tokens = tokenize(render(body, true));
     let reused = 0;
     while (reused < cached.length && reused < tokens.length && cached[reused] === tokens[reused]) reused++;
@@ -100,7 +103,7 @@ export async function startUsageServer({
         : reporting === 'fresh-only'
           ? tokens.length - reused
           : tokenize(render(body, false)).length;
-    const completion = tokenize(answer).length;
+    const completion = tokenize(reply).length;
     requests.push({
       promptTokens: tokens.length,
       reportedTokens: reported,
@@ -151,12 +154,13 @@ export async function startUsageServer({
       return;
     }
     const body = JSON.parse(await readBody(request)) as ChatBody;
-    const usage = usageOf(body);
+    const reply = (body.tools?.length ?? 0) > 0 ? answer : summary;
+    const usage = usageOf(body, reply);
     if (stall === 'before-headers') return; // never answers; the client gives up
     const created = Math.floor(Date.now() / 1000);
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });
-      const message = { role: 'assistant', content: answer };
+      const message = { role: 'assistant', content: reply };
       response.end(
         JSON.stringify({
           ...head(created),
@@ -179,7 +183,7 @@ export async function startUsageServer({
       choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
     });
     if (stall === 'after-first-chunk') return;
-    for (const piece of answer.match(/\S+\s*/g) ?? [])
+    for (const piece of reply.match(/\S+\s*/g) ?? [])
       send({ ...head(created), choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
     send({ ...head(created), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
     if (body.stream_options?.include_usage === true) {

@@ -196,3 +196,36 @@ describe('chatfold chat --store and --workspace are checked', { timeout: 60_000 
     expect(file.stderr).toMatch(/: not a folder; /);
   });
 });
+
+describe('/summarize, /compactions and /context agree', { timeout: 60_000 }, () => {
+  it('the messages a summary covers: the same number in all three, after two summaries', async () => {
+    server = await startUsageServer({
+      shape: 'ollama',
+      reporting: 'correct',
+      answer: 'Noted, the garden plan.',
+      summary:
+        '## Context and goal\nThe user is planning the garden: the roses along the fence need water every few days, and the beds need compost before the spring planting.',
+    });
+    const home = chatHome();
+    const turns = (from: number) =>
+      Array.from(
+        { length: 5 },
+        (_, i) => `Turn ${from + i}: ${'the roses along the fence need water; '.repeat(12)}`,
+      ).join('\n');
+    const run = await runChat(
+      home,
+      ['chat', '--model', 'openai-compatible:gpt-4o', '--base-url', server.baseURL, '--store', home.store],
+      `${turns(0)}\n/summarize\n${turns(5)}\n/summarize\n/compactions\n/context\n`,
+    );
+    expect(run.code).toBe(0);
+    const ready = [...run.stdout.matchAll(/Summary ready: .*; it covers ([\d,]+) messages?\./g)].map(
+      (m) => m[1],
+    );
+    expect(ready).toHaveLength(2);
+    const listed = [...run.stdout.matchAll(/summary covers ([\d,]+) messages? /g)].map((m) => m[1]);
+    const last = /Last summary: ([\d,]+) messages? →/.exec(run.stdout)?.[1];
+    expect(listed).toEqual(ready);
+    expect(last).toBe(ready[1]);
+    expect(Number(ready[1])).toBeGreaterThan(Number(ready[0]));
+  });
+});

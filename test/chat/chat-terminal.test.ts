@@ -243,7 +243,7 @@ describe('chatfold chat in a terminal (CLI-1, AG-2)', { timeout: SCENARIO_TIMEOU
       /^Summarizing \d+ of 9 messages: about [\d,]+ → [\d,]+ tokens \(instructions: keep the flower names\)\.\n/m,
     );
     expect(out).toMatch(
-      /Summary ready: [\d,]+ → [\d,]+ tokens in the prompt \([\d,]+ saved\)\.\n {2}## Context and goal The user keeps describing the garden/,
+      /Summary ready: [\d,]+ → [\d,]+ tokens in the prompt \([\d,]+ saved\); it covers [\d,]+ messages?\.\n {2}## Context and goal The user keeps describing the garden/,
     );
     expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('keep the flower names');
 

@@ -5,7 +5,11 @@ import type { SlashCommand } from './types.ts';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** `/compactions` (CLI-1, WEB-6): each compaction with trigger, time, tokens before → after, duration, summarizer. */
+/**
+ * `/compactions` (CLI-1, WEB-6): each compaction with trigger, time, tokens before → after,
+ * duration, how many messages its summary covers (all of them, not only those this compaction
+ * added: the number `/context` shows as "Last summary") and the summarizer.
+ */
 export const compactionsCommand: SlashCommand = {
   name: 'compactions',
   usage: '/compactions',
@@ -25,7 +29,7 @@ export const compactionsCommand: SlashCommand = {
             ? `summarizer ${record.summarizerModel ?? 'LLM'}`
             : `${record.summarySource} summary`;
       terminal.write(
-        `  ${String(index + 1).padStart(2)}. ${formatCreated(record.createdAt)}  ${record.mode.padEnd(8)} ${count(record.tokensBefore)} → ${count(record.tokensAfter)} tokens  ${record.durationMs === undefined ? '' : `${seconds(record.durationMs)}  `}${plural(record.messagesSummarized, 'message')} summarized  ${summarizer}\n`,
+        `  ${String(index + 1).padStart(2)}. ${formatCreated(record.createdAt)}  ${record.mode.padEnd(8)} ${count(record.tokensBefore)} → ${count(record.tokensAfter)} tokens  ${record.durationMs === undefined ? '' : `${seconds(record.durationMs)}  `}${record.summarySource === undefined ? '' : `summary covers ${plural(record.messagesSummarized, 'message')}  `}${summarizer}\n`,
       );
     });
   },

@@ -18,10 +18,12 @@ async function summarizeOnce(instructions: string, context: ReplContext): Promis
   }
   const done = renderer.finish();
   if (failed || done?.reason !== 'stop') return done?.reason === 'aborted';
-  const after = (await agent.session.status()).tokens;
+  const status = await agent.session.status();
+  const after = status.tokens;
   const saved = before - after;
+  // How many messages the summary stands for in all: the number /context and /compactions show.
   terminal.write(
-    `Summary ready: ${count(before)} → ${count(after)} tokens in the prompt (${count(Math.max(0, saved))} saved).\n`,
+    `Summary ready: ${count(before)} → ${count(after)} tokens in the prompt (${count(Math.max(0, saved))} saved); it covers ${plural(status.messagesSummarized, 'message')}.\n`,
   );
   if (summaryText !== '') {
     const preview = summaryText.replace(/\s+/g, ' ').trim();
