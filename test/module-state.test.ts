@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // (a counter, a session: `EngineCache`), passed in; what a module may hold at its top level is
 // a constant. This reads every source file (a static check: the formatter puts top-level
 // statements at column 0) and lists each top-level `let` / `var` and each top-level Map, Set,
-// WeakMap or WeakSet the file mutates (`.set`, `.add`, `.delete`, `.clear`), so a new module
+// WeakMap, WeakSet or array the file mutates (`.set`, `.add`, `.push`, …), so a new module
 // table fails here unless it is one of the few below, each with the reason it is not engine
 // state.
 
@@ -24,6 +24,8 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/stores/jsonl/file-lock.ts:tokens': 'unique lock-owner tokens within the process',
   'src/stores/jsonl/file-lock.ts:temps': 'unique temporary file names within the process',
   'src/stores/jsonl/atomic-file.ts:temps': 'unique temporary file names within the process',
+  // Threads, not data: idle search workers reused by every search in the process.
+  'src/agent/workspace/line-matcher.ts:idleWorkers': 'the pool of idle search worker threads of the process',
   // A worker thread's entry module: the thread is the owner of what it holds.
   'src/agent/workspace/search-worker.ts:regex':
     'the compiled pattern of the search this worker thread serves',
@@ -48,16 +50,18 @@ function sourceFiles(dir: string): string[] {
 
 /** A top-level `let` / `var` (the formatter starts every top-level statement at column 0). */
 const TOP_LEVEL_BINDING = /^(?:export )?(?:let|var) ([A-Za-z_$][\w$]*)/gm;
-/** A top-level collection: `const name = new Map(…)`, with or without a type annotation. */
+/** A top-level collection: `const name = new Map(…)` or `= []`, with or without a type annotation. */
 const TOP_LEVEL_COLLECTION =
-  /^(?:export )?const ([A-Za-z_$][\w$]*)(?::[^=\n]+)? = new (?:Map|Set|WeakMap|WeakSet)\b/gm;
+  /^(?:export )?const ([A-Za-z_$][\w$]*)(?::[^=\n]+)? = (?:new (?:Map|Set|WeakMap|WeakSet)\b|\[\])/gm;
+/** What changes a collection in place. */
+const MUTATORS = 'set|add|delete|clear|push|pop|shift|unshift|splice';
 
 /** Top-level mutable state of one file: `let`/`var` names and collections it mutates. */
 function moduleState(file: string, text = readFileSync(path.join(root, file), 'utf8')): string[] {
   const found = [...text.matchAll(TOP_LEVEL_BINDING)].map((match) => match[1] as string);
   for (const match of text.matchAll(TOP_LEVEL_COLLECTION)) {
     const name = match[1] as string;
-    if (new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\.(?:set|add|delete|clear)\\(`).test(text))
+    if (new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\.(?:${MUTATORS})\\(`).test(text))
       found.push(name);
   }
   return found.map((name) => `${file}:${name}`);
@@ -80,8 +84,9 @@ describe('no module-level mutable state (issue 22 §3)', () => {
       'const memo = new WeakMap<object, number>();',
       'const KEYS = new Set(["x"]);',
       'const seen = new Map<string, number>();',
-      'export function f(o: object) { memo.set(o, 1); counter++; return KEYS.has("x") && seen.get("y"); }',
+      'const queue: number[] = [];',
+      'export function f(o: object) { memo.set(o, 1); queue.push(1); counter++; return KEYS.has("x") && seen.get("y"); }',
     ].join('\n');
-    expect(moduleState('probe.ts', text)).toEqual(['probe.ts:counter', 'probe.ts:memo']);
+    expect(moduleState('probe.ts', text)).toEqual(['probe.ts:counter', 'probe.ts:memo', 'probe.ts:queue']);
   });
 });
