@@ -1,7 +1,11 @@
 import { jsonSchema } from 'ai';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../src/agent/create-agent.ts';
 import type { Agent, AgentEvent } from '../../src/agent/types.ts';
+import { withChatfold } from '../../src/integrations/openai/with-chatfold.ts';
+import { createChatfold } from '../../src/session/create-chatfold.ts';
 import { type ServerShape, startUsageServer, type UsageReporting, type UsageServer } from './usage-server.ts';
 
 // Item 1 of issue 18: reported usage is evidence, not truth. Against an independent
@@ -98,6 +102,39 @@ describe('usage reports from local servers (TOK-5)', () => {
       const lastStep = steps.at(-1) as Extract<AgentEvent, { type: 'step-start' }>;
       expect(lastStep.promptTokens).toBeGreaterThan(last.promptTokens * 0.6);
       if (reporting === 'fresh-only') expect(last.reportedTokens).toBeLessThan(last.promptTokens * 0.5);
+    },
+  );
+});
+
+describe('the same through the openai SDK (withChatfold bound to a session)', () => {
+  it.each([
+    ['ollama', 'fresh-only'],
+    ['vllm', 'correct'],
+  ] as [ServerShape, UsageReporting][])(
+    '%s, reporting %s: no request over the window',
+    {
+      timeout: 60_000,
+    },
+    async (shape, reporting) => {
+      server = await startUsageServer({ shape, reporting });
+      const session = await createChatfold({
+        model: 'qwen2.5:32b',
+        window: WINDOW,
+        maxOutputTokens: 256,
+      }).session('s1');
+      const openai = withChatfold(new OpenAI({ baseURL: server.baseURL, apiKey: 'local' }), { session });
+      const history: ChatCompletionMessageParam[] = [
+        { role: 'system', content: 'You are a patient gardening assistant.' },
+      ];
+      for (let i = 0; i < 16; i++) {
+        history.push({ role: 'user', content: turn(i) });
+        const completion = await openai.chat.completions.create({ model: 'qwen2.5:32b', messages: history });
+        history.push({ role: 'assistant', content: completion.choices[0]?.message.content ?? '' });
+      }
+      expect(Math.max(...server.requests.map((request) => request.promptTokens))).toBeLessThanOrEqual(WINDOW);
+      const status = await session.status();
+      if (reporting === 'correct') expect(status.underReport).toBeUndefined();
+      else expect(status.underReport?.reason).toBe('fresh-only');
     },
   );
 });
