@@ -1,3 +1,5 @@
+import type { ContextPolicy } from '../policy/context-policy.ts';
+
 /**
  * The JSON the web app's server sends and the client reads (WEB-1..7): one vocabulary for both
  * sides, types only. Everything here is plain data derived from the store and the agent's
@@ -86,8 +88,9 @@ export interface Gauge {
   readonly messagesSummarized: number;
   readonly willCompactNextTurn: boolean;
   /**
-   * Tokens one message may use before it is sent shortened (clipped in the middle, STR-6):
-   * the box warns before sending a longer one (FR-5.3.1).
+   * Tokens one message may use and still be sent whole: the budget minus the system prompt and
+   * the summary. A longer one reaches the model clipped; the box warns before sending it
+   * (FR-5.3.1).
    */
   readonly maxMessageTokens: number;
 }
@@ -172,6 +175,11 @@ export interface ServerInfo {
   /** The engine's default threshold (fraction of the budget) when no per-model one is set. */
   readonly defaultThreshold: number;
   readonly defaultRetentionTokens: number;
+  /**
+   * The context policy every chat starts from (`chat-app` unless the agent file names one),
+   * whole, as the settings page shows it; the threshold and retention settings override it.
+   */
+  readonly policy: ContextPolicy;
 }
 
 /** A compact, JSON-safe view of a compaction's outcome for the browser. */

@@ -229,15 +229,22 @@ describe.skipIf(!HAS_CHROMIUM)(
       await docShot('chat-desktop-light.png');
     });
 
-    it('warns before sending an over-long message (FR-5.3.1)', async () => {
+    it('warns before sending an over-long message and marks it clipped once sent (FR-5.3.1)', async () => {
       const box = page.getByRole('textbox', { name: 'Message' });
-      await box.fill('x '.repeat(6000));
+      await box.fill('x '.repeat(400));
       const warning = page.getByRole('status').filter({ hasText: 'shortened in the middle' });
+      await expect(warning.count()).resolves.toBe(0);
+      const long = filler('too-long', 6000);
+      await box.fill(long);
       await warning.waitFor();
       await expect(box.getAttribute('aria-describedby')).resolves.toBe('composer-warning');
       await box.fill('short again');
       await warning.waitFor({ state: 'detached' });
-      await box.fill('');
+      await send(long);
+      // The screen shows the whole message; its badge says the model got it shortened.
+      const sent = page.getByRole('article', { name: /^You, message/ }).filter({ hasText: 'too-long:' });
+      await expect(sent.locator('.state-badge').textContent()).resolves.toBe('clipped for the model');
+      await expect(sent.textContent()).resolves.toContain(long.slice(-40));
     });
 
     it('a failed summary shows the error with Retry and "Continue without summarizing", never Done (FR-5.1.2)', async () => {
@@ -399,6 +406,36 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.getByRole('region', { name: 'History messages' }).getByRole('article').first().waitFor();
       found.push(...(await seriousViolations()));
       expect(found).toEqual([]);
+    });
+
+    it('shows the chat-app policy whole on the settings page, with the settings applied', async () => {
+      await page.getByRole('link', { name: 'Settings' }).click();
+      const policy = page.getByRole('table', { name: 'Context policy' });
+      await policy.waitFor();
+      const row = async (name: string) =>
+        (await policy
+          .getByRole('row')
+          .filter({ has: page.getByRole('rowheader', { name }) })
+          .textContent()) ?? '';
+      await expect(
+        page.getByRole('region', { name: 'How chats keep within the context window' }).textContent(),
+      ).resolves.toContain('chat-app');
+      expect(await row('Automatic compaction')).toContain('95 % of the model');
+      expect(await row('Never automatically below')).toContain('2,000 tokens');
+      expect(await row('Safety margin')).toContain('5 % of the window');
+      expect(await row('Kept verbatim after a summary')).toContain('1,000 tokens');
+      expect(await row('The summary goes')).toContain('first system message');
+      expect(await row('First user message kept apart')).toContain('no');
+      expect(await row('“Summarize conversation history” covers')).toContain('all messages');
+      // A setting changes the rule it names.
+      await page.getByRole('spinbutton', { name: /Recent tokens always kept verbatim/ }).fill('1500');
+      await expect.poll(() => row('Kept verbatim after a summary')).toContain('1,500 tokens');
+      await page.getByRole('spinbutton', { name: /Recent tokens always kept verbatim/ }).fill('1000');
+      await docShot('settings-desktop-light.png');
+      await page
+        .getByRole('region', { name: 'How chats keep within the context window' })
+        .screenshot({ path: join(DOCS, 'policy-desktop-light.png') });
+      expect(await seriousViolations()).toEqual([]);
     });
 
     it('dark theme: follows the system and the toggle; no serious axe-core violation', async () => {

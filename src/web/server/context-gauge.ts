@@ -1,4 +1,3 @@
-import { DEFAULTS } from '../../defaults.ts';
 import type { SessionStatus } from '../../session/types.ts';
 import type { BreakdownItem, Gauge } from '../api-types.ts';
 
@@ -47,7 +46,8 @@ export function toGauge(status: SessionStatus): Gauge {
     messagesInHistory: status.messagesInHistory,
     messagesSummarized: status.messagesSummarized,
     willCompactNextTurn: status.willCompactNextTurn,
-    // The clip stage's limit (its default share of the budget, STR-6).
-    maxMessageTokens: Math.max(1, Math.floor(status.budget * DEFAULTS.clipShare)),
+    // A message larger than what the budget leaves beside the system prompt and the summary
+    // cannot be sent whole: the final fit clips it (FR-5.3.1).
+    maxMessageTokens: Math.max(1, status.budget - breakdown.systemPrompt - breakdown.summary),
   };
 }

@@ -102,6 +102,7 @@ export function createWebApp(options: WebAppOptions): { app: Hono; pool: AgentPo
       webPolicy.triggers.find((group) => group.fraction !== undefined)?.fraction ??
       0.95,
     defaultRetentionTokens: options.agent.context?.retentionTokens ?? webPolicy.retention.tokens ?? 1000,
+    policy: webPolicy,
   };
   const log = options.log === undefined ? silentLog : jsonLineLog(options.log, options.redact);
   const deps: WebDeps = {

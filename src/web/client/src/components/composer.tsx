@@ -9,7 +9,7 @@ export interface ComposerProps {
   readonly onDraft: (text: string) => void;
   readonly onSend: (text: string) => void;
   readonly onStop: () => void;
-  /** Tokens one message may use before it is sent shortened (FR-5.3.1); unknown on the start page. */
+  /** Tokens one message may use and still be sent whole (FR-5.3.1); unknown on the start page. */
   readonly maxMessageTokens?: number;
   /** Focus the box when it appears (the start page, after "Continue without summarizing"). */
   readonly autoFocus?: boolean;

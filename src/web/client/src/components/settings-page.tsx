@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ServerInfo, WebSettings } from '../../../api-types.ts';
 import { api } from '../api.ts';
+import { PolicySummary } from './policy-summary.tsx';
 
 /** Props of {@link SettingsPage}. */
 export interface SettingsPageProps {
@@ -127,7 +128,10 @@ export function SettingsPage({ info, onSaved }: SettingsPageProps) {
         </fieldset>
         <fieldset>
           <legend>Threshold per model</legend>
-          <p class="hint">Compact when the prompt reaches this share of the model's message budget.</p>
+          <p class="hint">
+            Compact automatically when the prompt reaches this share of the model's context window. The
+            answer's reserve and the safety margin stay free in any case.
+          </p>
           <table class="thresholds">
             <thead>
               <tr>
@@ -186,7 +190,9 @@ export function SettingsPage({ info, onSaved }: SettingsPageProps) {
           <button
             type="button"
             class="secondary"
-            onClick={() => setThresholds([...thresholds, { model: '', percent: '80' }])}
+            onClick={() =>
+              setThresholds([...thresholds, { model: '', percent: toPercent(info.defaultThreshold) }])
+            }
           >
             Add a model
           </button>
@@ -211,6 +217,7 @@ export function SettingsPage({ info, onSaved }: SettingsPageProps) {
           {status?.text ?? ''}
         </p>
       </form>
+      <PolicySummary info={info} settings={settings} />
     </section>
   );
 }
