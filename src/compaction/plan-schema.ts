@@ -19,6 +19,7 @@ export const openObject = <Shape extends z.ZodRawShape>(shape: Shape): z.ZodObje
 /** A list read from a record, typed `readonly` as the records' interfaces are. */
 export const readonlyArray = <Item extends z.ZodType>(item: Item) => z.array(item).readonly();
 
+/** A count: messages, seq numbers, entries. */
 export const nonNegativeInteger = z.number().int().nonnegative();
 const tokens = z.number().nonnegative();
 
