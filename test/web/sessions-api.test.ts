@@ -134,4 +134,24 @@ describe('sessions API (WEB-1)', () => {
     expect(() => asWebStore(core)).toThrow(/core-only store lacks a session catalog .* and settings/);
     expect(asWebStore(full)).toBe(full);
   });
+
+  it('deletes a chat softly: gone from the list and the API, its messages kept in the store with the time', async () => {
+    const session = await web.createSession('to delete');
+    await web.stream(`/api/sessions/${session.id}/turns`, { text: 'remember me' });
+    const deleted = await web.request(`/api/sessions/${session.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    await expect(deleted.json()).resolves.toEqual({ deleted: true });
+    const list = (await (await web.request('/api/sessions')).json()) as { sessions: WireSession[] };
+    expect(list.sessions.some((other) => other.id === session.id)).toBe(false);
+    for (const path of ['', '/history', '/compactions', '/gauge']) {
+      expect((await web.request(`/api/sessions/${session.id}${path}`)).status, path).toBe(404);
+    }
+    expect((await web.request(`/api/sessions/${session.id}/turns`, { body: { text: 'hi' } })).status).toBe(
+      404,
+    );
+    expect((await web.request(`/api/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(404);
+    // The audit: the messages and the time of deletion stay in the store.
+    expect((await web.store.messages(session.id)).length).toBe(3);
+    expect(typeof (await web.store.getSession(session.id))?.metadata?.deletedAt).toBe('string');
+  });
 });

@@ -24,14 +24,11 @@ export interface AgentPoolOptions {
   readonly maxOpen?: number;
 }
 
-/** The session metadata keys the web app writes. */
-export const TITLE_KEY = 'title';
-export const AUTO_COMPACTION_KEY = 'autoCompaction';
 /**
- * Set (ISO time) when the user deletes a chat: the chat leaves the list and the API, its
- * messages stay in the append-only store as the audit of what was deleted and when.
+ * The session metadata key of the web app's own per-chat setting; the title and the soft
+ * delete use the keys chatfold/agent shares with the terminal agent.
  */
-export const DELETED_AT_KEY = 'deletedAt';
+export const AUTO_COMPACTION_KEY = 'autoCompaction';
 
 /** Reads a session's auto-compaction override from its metadata. */
 export function sessionAutoCompaction(

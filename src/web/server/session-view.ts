@@ -1,3 +1,4 @@
+import { isDeletedSession, sessionTitle } from '../../agent/session-metadata.ts';
 import type { JsonValue } from '../../messages/types.ts';
 import type { CompactionRecord, HistoryEntry, HistoryStatus } from '../../session/types.ts';
 import type { SessionInfo, Snapshot } from '../../stores/types.ts';
@@ -9,7 +10,7 @@ import type {
   WireSession,
   WireSummary,
 } from '../api-types.ts';
-import { DELETED_AT_KEY, sessionAutoCompaction, TITLE_KEY } from './agent-pool.ts';
+import { sessionAutoCompaction } from './agent-pool.ts';
 import { HttpError } from './http-error.ts';
 import type { WebStore } from './web-store.ts';
 import { toWireMessage } from './wire-message.ts';
@@ -22,10 +23,9 @@ const isRecord = (value: unknown): value is Record<string, JsonValue> =>
 
 /** A session row as the list shows it. */
 export function toWireSession(info: SessionInfo): WireSession {
-  const title = info.metadata?.[TITLE_KEY];
   return {
     id: info.id,
-    title: typeof title === 'string' && title.trim() !== '' ? title : UNTITLED,
+    title: sessionTitle(info) ?? UNTITLED,
     createdAt: info.createdAt,
     updatedAt: info.updatedAt,
     messageCount: info.messageCount,
@@ -33,13 +33,10 @@ export function toWireSession(info: SessionInfo): WireSession {
   };
 }
 
-/** True for a chat the user deleted (hidden; its messages stay in the store). */
-export const isDeleted = (info: SessionInfo): boolean => typeof info.metadata?.[DELETED_AT_KEY] === 'string';
-
 /** The session, or 404 `E_SESSION_NOT_FOUND` (also for a deleted one). */
 export async function requireSession(store: WebStore, sessionId: string): Promise<SessionInfo> {
   const info = await store.getSession(sessionId);
-  if (info === undefined || isDeleted(info)) {
+  if (info === undefined || isDeletedSession(info)) {
     throw new HttpError(
       404,
       'E_SESSION_NOT_FOUND',

@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import {
+  deleteSession,
+  isDeletedSession,
+  MAX_SESSION_TITLE,
+  SESSION_TITLE_KEY,
+} from '../../../agent/session-metadata.ts';
 import type { SessionView } from '../../api-types.ts';
-import { AUTO_COMPACTION_KEY, DELETED_AT_KEY, TITLE_KEY } from '../agent-pool.ts';
+import { AUTO_COMPACTION_KEY } from '../agent-pool.ts';
 import { HttpError } from '../http-error.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
-import { isDeleted, requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
+import { requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
 import type { WebDeps } from '../web-deps.ts';
 
 /** Messages of the active context the chat view loads at once; older ones are in the full history. */
@@ -18,7 +24,7 @@ const title = z
   .string()
   .trim()
   .min(1, 'a title must not be empty')
-  .max(200, 'a title has at most 200 characters');
+  .max(MAX_SESSION_TITLE, `a title has at most ${MAX_SESSION_TITLE} characters`);
 
 const createBody = z.strictObject({ title: title.optional() });
 const updateBody = z
@@ -38,12 +44,17 @@ export function sessionRoutes(deps: WebDeps): Hono {
   return new Hono()
     .get('/', async (context) => {
       const sessions = await store.listSessions({ limit: SESSION_LIST_LIMIT });
-      return context.json({ sessions: sessions.filter((info) => !isDeleted(info)).map(toWireSession) });
+      return context.json({
+        sessions: sessions.filter((info) => !isDeletedSession(info)).map(toWireSession),
+      });
     })
     .post('/', async (context) => {
       const body = await parseBody(context, createBody);
       const id = `s-${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-      const info = await store.ensureSession(id, body.title === undefined ? {} : { [TITLE_KEY]: body.title });
+      const info = await store.ensureSession(
+        id,
+        body.title === undefined ? {} : { [SESSION_TITLE_KEY]: body.title },
+      );
       return context.json({ session: toWireSession(info) }, 201);
     })
     .get('/:id', async (context) => {
@@ -76,7 +87,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
       const body = await parseBody(context, updateBody);
       await requireSession(store, sessionId);
       const info = await store.ensureSession(sessionId, {
-        ...(body.title === undefined ? {} : { [TITLE_KEY]: body.title }),
+        ...(body.title === undefined ? {} : { [SESSION_TITLE_KEY]: body.title }),
         ...(body.autoCompaction === undefined ? {} : { [AUTO_COMPACTION_KEY]: body.autoCompaction }),
       });
       return context.json({ session: toWireSession(info) });
@@ -91,7 +102,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
           'this chat is answering or summarizing; stop it first, then delete it',
         );
       }
-      await store.ensureSession(sessionId, { [DELETED_AT_KEY]: new Date().toISOString() });
+      await deleteSession(store, sessionId);
       return context.json({ deleted: true });
     })
     .get('/:id/gauge', async (context) => {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { TITLE_KEY } from '../agent-pool.ts';
+import { SESSION_TITLE_KEY, sessionTitle } from '../../../agent/session-metadata.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
 import { requireSession } from '../session-view.ts';
 import { streamSessionRun } from '../stream-session-run.ts';
@@ -58,10 +58,10 @@ export function turnRoutes(deps: WebDeps): Hono {
       const sessionId = sessionIdParam(context);
       const { text } = await parseBody(context, turnBody);
       const info = await requireSession(deps.store, sessionId);
-      const untitled = typeof info.metadata?.[TITLE_KEY] !== 'string';
+      const untitled = sessionTitle(info) === undefined;
       return streamSessionRun(context, deps, sessionId, async function* (agent, signal) {
         // The first message names an untitled session (only once the turn is accepted).
-        if (untitled) await deps.store.ensureSession(sessionId, { [TITLE_KEY]: titleFromText(text) });
+        if (untitled) await deps.store.ensureSession(sessionId, { [SESSION_TITLE_KEY]: titleFromText(text) });
         yield* agent.run(text, { signal });
       });
     });
