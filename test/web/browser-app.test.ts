@@ -156,7 +156,8 @@ describe.skipIf(!HAS_CHROMIUM)(
       );
       serve = await startServe(
         [
-          '--no-workers',
+          // The default `chatfold serve`: summaries of automatic compactions written by workers
+          // in the process, as a new user runs it.
           '--agent',
           join(home, 'agent.yaml'),
           '--store',
