@@ -21,8 +21,12 @@ export interface ServedRequest {
   readonly messages: number;
   /** Whether the request sent tool definitions (the agent's turns do; summary requests do not). */
   readonly hasTools: boolean;
+  /** Whether it looks like a summary request: a system message that speaks of summaries. */
+  readonly isSummary: boolean;
   /** Characters of the last user message's text (a paste arrives whole, or not). */
   readonly lastUserLength: number;
+  /** Each message as `role: text`, in order. */
+  readonly transcript: readonly string[];
 }
 
 export interface UsageServer {
@@ -49,6 +53,18 @@ const contentText = (content: unknown): string =>
     : Array.isArray(content)
       ? content.map((part) => (part as { text?: string }).text ?? '').join('')
       : '';
+
+/**
+ * A request whose system message asks for a summary (chatfold's summarizer; the agents in these
+ * tests have other instructions). A compacted chat also starts with a system message that is a
+ * summary, marked `[chatfold summary of …]`: that one is a chat request.
+ */
+function isSummaryRequest(body: ChatBody): boolean {
+  const first = body.messages[0];
+  if (first?.role !== 'system') return false;
+  const text = contentText(first.content);
+  return /summar/i.test(text) && !text.startsWith('[chatfold summary');
+}
 
 /** ChatML as llama.cpp and Ollama render Qwen models; tools go in the system block. */
 function render(body: ChatBody, withTools: boolean): string {
@@ -82,7 +98,7 @@ export async function startUsageServer({
   shape: ServerShape;
   reporting: UsageReporting;
   answer?: string;
-  /** The answer to requests without tools (chatfold's summary requests). Default `answer`. */
+  /** The answer to summary requests (see `isSummary`). Default `answer`. */
   summary?: string;
   /** A server that takes the request and then goes silent: before any byte, or after the first chunk. */
   stall?: 'before-headers' | 'after-first-chunk';
@@ -109,6 +125,8 @@ export async function startUsageServer({
       reportedTokens: reported,
       messages: body.messages.length,
       hasTools: (body.tools?.length ?? 0) > 0,
+      isSummary: isSummaryRequest(body),
+      transcript: body.messages.map((message) => `${message.role}: ${contentText(message.content)}`),
       lastUserLength: contentText(body.messages.findLast((message) => message.role === 'user')?.content)
         .length,
     });
@@ -154,7 +172,7 @@ export async function startUsageServer({
       return;
     }
     const body = JSON.parse(await readBody(request)) as ChatBody;
-    const reply = (body.tools?.length ?? 0) > 0 ? answer : summary;
+    const reply = isSummaryRequest(body) ? summary : answer;
     const usage = usageOf(body, reply);
     if (stall === 'before-headers') return; // never answers; the client gives up
     const created = Math.floor(Date.now() / 1000);
