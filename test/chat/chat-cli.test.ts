@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeProviderServer } from '../../src/fake-provider/index.ts';
 import { startFakeProvider } from '../../src/fake-provider/index.ts';
-import { agentYaml, CHATFOLD_ENTRY, type ChatHome, chatHome } from './chat-fixtures.ts';
+import { agentYaml, type ChatHome, chatHome, runChat } from './chat-fixtures.ts';
 
 // `chatfold chat` for scripts (CLI-1, CLI-5): --print, piped stdin, one-line failures with exit 1,
 // the example agents against the fake provider, and `chatfold agents` (AG-1).
@@ -21,35 +20,12 @@ const EXAMPLES = new URL('../../examples/agents/', import.meta.url).pathname;
 /** `--model` and `--base-url` for the fake provider. */
 const fakeModel = (): string[] => ['--model', 'openai-compatible:gpt-4o', '--base-url', `${server.url}/v1`];
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function chatfold(
+/** `chatfold ARGS` with piped `input` and extra `env` (see {@link runChat}). */
+const chatfold = (
   home: ChatHome,
   args: readonly string[],
   options: { input?: string; env?: Record<string, string> } = {},
-): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHATFOLD_ENTRY, ...args], {
-      cwd: home.dir,
-      env: { ...home.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
+) => runChat(home, args, options.input, options.env);
 
 describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
   it('--print runs one turn: the answer on stdout, tool lines on stderr', async () => {
@@ -78,10 +54,10 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
       'count the lines ending in 70 to 79',
     ]);
     expect(run).toMatchObject({ code: 0, stdout: 'There are ten such lines.\n' });
-    expect(run.stderr).toMatch(
-      new RegExp(
-        `^ {2}⚙ search \\. → \\d+ chars\\nSaved as session (\\w+) in sqlite ${home.store}; continue: chatfold chat --session \\1 --workspace ${home.workspace} --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.url}/v1\\n$`,
-      ),
+    expect(run.stderr).toMatch(/^ {2}⚙ search \. → \d+ chars\n$/);
+    const session = run.saved?.session as string;
+    expect(run.saved?.line).toBe(
+      `Saved as session ${session} in sqlite ${home.store}; continue: chatfold chat --session ${session} --workspace ${home.workspace} --store ${home.store} --model openai-compatible:gpt-4o --base-url ${server.url}/v1\n`,
     );
   });
 

@@ -100,12 +100,17 @@ export interface ChatRun {
 /** The line `--print` ends with when it made a new session. */
 const SAVED_LINE = /(?:^|\n)(Saved as session (\w+) in [^\n]*\n)$/;
 
-/** Runs `chatfold ARGS` (the TypeScript entry) in the home with `input` piped to stdin. */
-export function runChat(home: ChatHome, args: readonly string[], input = ''): Promise<ChatRun> {
+/** Runs `chatfold ARGS` (the TypeScript entry) in the home with `input` piped to stdin (and `env` over the home's). */
+export function runChat(
+  home: ChatHome,
+  args: readonly string[],
+  input = '',
+  env: Readonly<Record<string, string>> = {},
+): Promise<ChatRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CHATFOLD_ENTRY, ...args], {
       cwd: home.dir,
-      env: home.env,
+      env: { ...home.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -132,3 +137,11 @@ export function runChat(home: ChatHome, args: readonly string[], input = ''): Pr
     child.stdin.end(input);
   });
 }
+
+/** `--model openai-compatible:MODEL --base-url URL`: flags for a local OpenAI-compatible server. */
+export const localModel = (baseURL: string, model = 'gpt-4o'): string[] => [
+  '--model',
+  `openai-compatible:${model}`,
+  '--base-url',
+  baseURL,
+];

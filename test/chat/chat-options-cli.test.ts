@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
-import { chatHome, runChat } from './chat-fixtures.ts';
+import { chatHome, localModel, runChat } from './chat-fixtures.ts';
 
 // Issue 18 item 5: `--session` of an unknown id is an error unless `--new`; counts read with
 // the right plural.
@@ -17,15 +17,7 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
   it('an unknown id fails (a typo must not open an empty session); --new starts it; --new on a taken id fails', async () => {
     server = await startUsageServer({ shape: 'llama.cpp', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
-    const base = [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--store',
-      home.store,
-    ];
+    const base = ['chat', ...localModel(server.baseURL), '--store', home.store];
     const typo = await runChat(home, [...base, '--session', 'projct', '--print', 'hi']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toBe(
@@ -46,15 +38,7 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
   it('--print without --session says where it saved the new session; that command continues it', async () => {
     server = await startUsageServer({ shape: 'ollama', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
-    const base = [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--store',
-      home.store,
-    ];
+    const base = ['chat', ...localModel(server.baseURL), '--store', home.store];
     const first = await runChat(home, [...base, '--print', 'hi']);
     expect(first).toMatchObject({ code: 0, stdout: 'Ok.\n', stderr: '' });
     const session = first.saved?.session as string;
@@ -70,15 +54,7 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
   it('/sessions rename titles this session, /sessions delete hides another; a deleted id cannot be resumed', async () => {
     server = await startUsageServer({ shape: 'llama.cpp', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
-    const base = [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--store',
-      home.store,
-    ];
+    const base = ['chat', ...localModel(server.baseURL), '--store', home.store];
     await runChat(home, [...base, '--session', 'old', '--new'], 'hello\n');
     const run = await runChat(
       home,
@@ -103,15 +79,7 @@ describe('chatfold chat --session / --new', { timeout: 60_000 }, () => {
   it('/sessions and /history count with their nouns', async () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
-    const base = [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--store',
-      home.store,
-    ];
+    const base = ['chat', ...localModel(server.baseURL), '--store', home.store];
     const empty = await runChat(home, [...base, '--session', 'one', '--new'], '/history\n');
     expect(empty.stdout).toContain('History: 0 messages;');
     const run = await runChat(home, [...base, '--session', 'two', '--new'], 'hello\n/sessions\n/history\n');
@@ -126,34 +94,13 @@ describe('chatfold chat --timeout', { timeout: 60_000 }, () => {
   it('a model server that never answers: one line saying so and how to wait longer, exit 1', async () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', stall: 'before-headers' });
     const home = chatHome();
-    const run = await runChat(home, [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--store',
-      home.store,
-      '--timeout',
-      '0.5',
-      '--print',
-      'hi',
-    ]);
+    const base = ['chat', ...localModel(server.baseURL), '--store', home.store];
+    const run = await runChat(home, [...base, '--timeout', '0.5', '--print', 'hi']);
     expect(run).toMatchObject({ code: 1, stdout: '' });
     expect(run.stderr).toBe(
       '✗ openai-compatible:gpt-4o sent nothing for 0.5 s; the request was cancelled (the server may be overloaded or stuck); --timeout SECONDS waits longer\n',
     );
-    const bad = await runChat(home, [
-      'chat',
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      server.baseURL,
-      '--timeout',
-      'soon',
-      '--print',
-      'hi',
-    ]);
+    const bad = await runChat(home, [...base, '--timeout', 'soon', '--print', 'hi']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^chatfold: --timeout "soon": expected seconds .*\[E_INVALID_OPTIONS\]\n$/);
   });
@@ -163,7 +110,7 @@ describe('chatfold chat --store and --workspace are checked', { timeout: 60_000 
   it('a store in a folder that does not exist, a workspace that does not exist: one line, exit 1, nothing created', async () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
-    const base = ['chat', '--model', 'openai-compatible:gpt-4o', '--base-url', server.baseURL];
+    const base = ['chat', ...localModel(server.baseURL)];
     const missing = path.join(home.dir, 'nonexistent', 'dir');
     const store = await runChat(home, [...base, '--store', path.join(missing, 'x.db'), '--print', 'hi']);
     expect(store.code).toBe(1);
@@ -214,7 +161,7 @@ describe('/summarize, /compactions and /context agree', { timeout: 60_000 }, () 
       ).join('\n');
     const run = await runChat(
       home,
-      ['chat', '--model', 'openai-compatible:gpt-4o', '--base-url', server.baseURL, '--store', home.store],
+      ['chat', ...localModel(server.baseURL), '--store', home.store],
       `${turns(0)}\n/summarize\n${turns(5)}\n/summarize\n/compactions\n/context\n`,
     );
     expect(run.code).toBe(0);

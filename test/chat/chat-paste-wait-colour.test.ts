@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite/index.ts';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
-import { CHATFOLD_ENTRY, chatHome } from './chat-fixtures.ts';
+import { CHATFOLD_ENTRY, type ChatHome, chatHome, localModel } from './chat-fixtures.ts';
 import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
 // Issue 18 item 5, as a person does it in a real terminal (tmux): a 1 MB paste goes in at once
@@ -17,6 +17,21 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** `chatfold chat --model … --base-url … --store … ARGS` in a fresh terminal (closed after the test). */
+function chatInTerminal(
+  home: ChatHome,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = home.env,
+): TerminalSession {
+  const terminal = openTerminal({
+    command: [process.execPath, CHATFOLD_ENTRY, 'chat', '--store', home.store, ...args],
+    cwd: home.dir,
+    env,
+  });
+  open.push(terminal);
+  return terminal;
+}
+
 /** ~1 MB of prose lines: 24,387 lines of 42 characters and a line end. */
 const PASTE = Array.from(
   { length: 24_387 },
@@ -31,24 +46,11 @@ describe('pasting into chatfold chat (bracketed paste)', { timeout: 180_000 }, (
       answer: 'That is a web server log.',
     });
     const home = chatHome();
-    const terminal = openTerminal({
-      command: [
-        process.execPath,
-        CHATFOLD_ENTRY,
-        'chat',
-        '--model',
-        'openai-compatible:qwen2.5:32b',
-        '--window',
-        '131072',
-        '--base-url',
-        server.baseURL,
-        '--store',
-        home.store,
-      ],
-      cwd: home.dir,
-      env: home.env,
-    });
-    open.push(terminal);
+    const terminal = chatInTerminal(home, [
+      ...localModel(server.baseURL, 'qwen2.5:32b'),
+      '--window',
+      '131072',
+    ]);
     await terminal.waitFor(/You>$/);
     terminal.paste(PASTE);
     const collapsed = await terminal.waitFor(/You> \[pasted 1\.0 MB, 24,387 lines\]$/, { timeoutMs: 20_000 });
@@ -79,24 +81,11 @@ describe('waiting for the model', { timeout: 120_000 }, () => {
   it('a spinner counts the seconds while the server is silent; Ctrl-C cancels, the prompt is back', async () => {
     server = await startUsageServer({ shape: 'ollama', reporting: 'correct', stall: 'before-headers' });
     const home = chatHome();
-    const terminal = openTerminal({
-      command: [
-        process.execPath,
-        CHATFOLD_ENTRY,
-        'chat',
-        '--model',
-        'openai-compatible:qwen2.5:32b',
-        '--window',
-        '32768',
-        '--base-url',
-        server.baseURL,
-        '--store',
-        home.store,
-      ],
-      cwd: home.dir,
-      env: home.env,
-    });
-    open.push(terminal);
+    const terminal = chatInTerminal(home, [
+      ...localModel(server.baseURL, 'qwen2.5:32b'),
+      '--window',
+      '32768',
+    ]);
     await terminal.waitFor(/You>$/);
     const at = terminal.screen().length;
     terminal.typeLine('hello?');
@@ -114,25 +103,8 @@ describe('/context in colour', { timeout: 120_000 }, () => {
     server = await startUsageServer({ shape: 'vllm', reporting: 'correct', answer: 'Ok.' });
     const home = chatHome();
     const { NO_COLOR: _off, ...colourEnv } = home.env;
-    const run = (env: Record<string, string>) => {
-      const terminal = openTerminal({
-        command: [
-          process.execPath,
-          CHATFOLD_ENTRY,
-          'chat',
-          '--model',
-          'openai-compatible:gpt-4o',
-          '--base-url',
-          server?.baseURL as string,
-          '--store',
-          home.store,
-        ],
-        cwd: home.dir,
-        env,
-      });
-      open.push(terminal);
-      return terminal;
-    };
+    const run = (env: Record<string, string>) =>
+      chatInTerminal(home, localModel(server?.baseURL as string), env);
     const coloured = run(colourEnv);
     await coloured.waitFor(/You>$/);
     coloured.typeLine('/context');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite/index.ts';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
-import { chatHome, runChat } from './chat-fixtures.ts';
+import { chatHome, localModel, runChat } from './chat-fixtures.ts';
 
 // Seed 004's test scenarios, run as its document writes them: agent files in its own spelling
 // (snake_case), `chatfold chat` over piped input against an OpenAI-compatible server that is not
@@ -54,19 +54,7 @@ describe('seed 004 scenarios', { timeout: 120_000 }, () => {
     writeFileSync(file, 'name: n10\ncontext:\n  max_messages_before_summary: 10\n');
     const run = await runChat(
       home,
-      [
-        'chat',
-        file,
-        '--model',
-        'openai-compatible:gpt-4o',
-        '--base-url',
-        local.baseURL,
-        '--store',
-        home.store,
-        '--session',
-        's1',
-        '--new',
-      ],
+      ['chat', file, ...localModel(local.baseURL), '--store', home.store, '--session', 's1', '--new'],
       `${turns(8)}\n/context\n`,
     );
     expect(run.code).toBe(0);
@@ -85,19 +73,7 @@ describe('seed 004 scenarios', { timeout: 120_000 }, () => {
     writeFileSync(file, 'name: k5000\ncontext:\n  max_tokens_before_summary: 5000\n');
     const run = await runChat(
       home,
-      [
-        'chat',
-        file,
-        '--model',
-        'openai-compatible:gpt-4o',
-        '--base-url',
-        local.baseURL,
-        '--store',
-        home.store,
-        '--session',
-        's2',
-        '--new',
-      ],
+      ['chat', file, ...localModel(local.baseURL), '--store', home.store, '--session', 's2', '--new'],
       `${turns(8, 700)}\n`,
     );
     expect(run.code).toBe(0);
@@ -112,14 +88,7 @@ describe('seed 004 scenarios', { timeout: 120_000 }, () => {
   it('5: per-agent thresholds — quick_assistant 15 / 32,000, researcher 50 / 180,000, from the document’s files', async () => {
     const local = await start();
     const home = chatHome();
-    const common = [
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      local.baseURL,
-      '--store',
-      home.store,
-    ];
+    const common = [...localModel(local.baseURL), '--store', home.store];
     const quick = await runChat(
       home,
       ['chat', path.join(EXAMPLES, 'quick_assistant.yaml'), ...common],
@@ -141,16 +110,7 @@ describe('seed 004 scenarios', { timeout: 120_000 }, () => {
     const home = chatHome();
     const file = path.join(home.dir, 'n10.yaml');
     writeFileSync(file, 'name: n10\ncontext:\n  max_messages_before_summary: 10\n');
-    const common = [
-      'chat',
-      file,
-      '--model',
-      'openai-compatible:gpt-4o',
-      '--base-url',
-      local.baseURL,
-      '--store',
-      home.store,
-    ];
+    const common = ['chat', file, ...localModel(local.baseURL), '--store', home.store];
     await runChat(home, [...common, '--session', 'abc123', '--new'], `${turns(8)}\n`);
     const resumed = await runChat(home, [...common, '--session', 'abc123', '--print', 'and now?']);
     expect(resumed.code).toBe(0);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startUsageServer, type UsageServer } from '../agent/usage-server.ts';
-import { chatHome, runChat } from './chat-fixtures.ts';
+import { chatHome, localModel, runChat } from './chat-fixtures.ts';
 
 // Issue 18, items 1 and 3, from the outside: `chatfold chat` against an OpenAI-compatible server
 // that is not chatfold's fake provider. An unknown model warns once (terminal, and stderr with
@@ -26,10 +26,7 @@ describe('unknown models warn once (issue 18 item 3)', { timeout: 60_000 }, () =
       const home = chatHome();
       const run = await chatfold(home, [
         'chat',
-        '--model',
-        `openai-compatible:${model}`,
-        '--base-url',
-        server.baseURL,
+        ...localModel(server.baseURL, model),
         '--store',
         home.store,
         '--print',
@@ -70,15 +67,7 @@ describe('unknown models warn once (issue 18 item 3)', { timeout: 60_000 }, () =
     const home = chatHome();
     const run = await chatfold(
       home,
-      [
-        'chat',
-        '--model',
-        'openai-compatible:my-local-model-xyz',
-        '--base-url',
-        server.baseURL,
-        '--store',
-        home.store,
-      ],
+      ['chat', ...localModel(server.baseURL, 'my-local-model-xyz'), '--store', home.store],
       'one\ntwo\nthree\n',
     );
     expect(run.code).toBe(0);
@@ -101,17 +90,7 @@ describe('a server that reports fresh tokens only (issue 18 item 1)', { timeout:
     );
     const run = await chatfold(
       home,
-      [
-        'chat',
-        '--model',
-        'openai-compatible:qwen2.5:32b',
-        '--window',
-        '32768',
-        '--base-url',
-        server.baseURL,
-        '--store',
-        home.store,
-      ],
+      ['chat', ...localModel(server.baseURL, 'qwen2.5:32b'), '--window', '32768', '--store', home.store],
       `${turns.join('\n')}\n/context\n`,
     );
     expect(run.code).toBe(0);
@@ -142,12 +121,9 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
     const run = await chatfold(home, [
       'chat',
       file,
-      '--model',
-      'openai-compatible:qwen2.5:32b',
+      ...localModel(server.baseURL, 'qwen2.5:32b'),
       '--window',
       '32768',
-      '--base-url',
-      server.baseURL,
       '--store',
       home.store,
       '--print',
@@ -159,12 +135,9 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
       [
         'chat',
         file,
-        '--model',
-        'openai-compatible:qwen2.5:32b',
+        ...localModel(server.baseURL, 'qwen2.5:32b'),
         '--window',
         '32768',
-        '--base-url',
-        server.baseURL,
         '--store',
         home.store,
         '--session',
