@@ -11,8 +11,8 @@ import type { CountAccuracy } from './tokens/types.ts';
  */
 export const DEFAULTS = Object.freeze({
   /**
-   * The policy used when none is given: when to compact (75 % of the window), to what size
-   * (half of it) and what to keep. Every field is in docs/policies.md; `POLICIES` has the others.
+   * The policy used when none is given: when to compact (65 % of the window), to what size
+   * (45 % of it) and what to keep. Every field is in docs/policies.md; `POLICIES` has the others.
    */
   policy: POLICIES.default,
   /** Safety margin as a share of the window for `safetyMargin: 'by-accuracy'` (TRG-1, FR-5.2.1). */

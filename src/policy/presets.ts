@@ -15,16 +15,16 @@ import {
 const PRESET_INPUTS = {
   /**
    * The library default, what users of Claude Code or Codex expect: compact when the prompt
-   * reaches 75 % of the window (before the answer's reserve is reached on most models), down
-   * to half of it, keeping as many recent messages verbatim
+   * reaches 65 % of the window (before the answer's reserve is reached on most models), down
+   * to 45 % of it (both chosen on the recorded sessions: bench/RESULTS.md, "Default policy"), keeping as many recent messages verbatim
    * as the target allows; cheap stages first (clip, supersede, mask), then a summary, then
    * truncation. No message-count trigger, no floor beyond a tiny prompt.
    */
   default: {
     name: 'default',
-    triggers: [{ fraction: 0.75 }],
+    triggers: [{ fraction: 0.65 }],
     floor: { tokens: 2000 },
-    target: { fraction: 0.5 },
+    target: { fraction: 0.45 },
     responseReserve: 'max-output',
     safetyMargin: 'by-accuracy',
     retention: {},

@@ -186,7 +186,16 @@ function retentionStartFor(
 ): number {
   let headTokens = 0;
   for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
-  const room = Math.max(0, context.target - headTokens - MIN_SUMMARY_TOKENS);
+  // Room for the tail: the target less the head, the summary's share and the carried files' share.
+  const summaryShare = Math.floor(context.target * SUMMARY_SHARE_OF_TARGET);
+  const filesShare =
+    (options.recentFiles ?? DEFAULT_RECENT_FILES) > 0
+      ? Math.floor(context.target * (options.recentFilesShare ?? 0.2))
+      : 0;
+  const room = Math.max(
+    0,
+    context.target - headTokens - Math.max(MIN_SUMMARY_TOKENS, summaryShare) - filesShare,
+  );
   const hasRetention = options.retentionTokens !== undefined || options.retentionMessages !== undefined;
   // The pending input is sent whatever the retention says (FR-1.5.1 "recent messages + input").
   const end = Math.max(headEnd, pendingInputStart(messages, isUserTurn));
@@ -232,6 +241,8 @@ function unitStart(units: readonly MessageUnit[], index: number): number {
 const MIN_SUMMARY_TOKENS = 256;
 /** No summary is asked to be shorter than this. */
 const MIN_SUMMARY_FLOOR = 64;
+/** A summary's text is at most this share of the target. */
+const SUMMARY_SHARE_OF_TARGET = 0.15;
 /** A summary is at most this share of the messages it replaces. */
 const SUMMARY_SHARE_OF_SPAN = 0.5;
 
@@ -295,7 +306,11 @@ async function summarizeOnce(
     options.maxSummaryTokens ??
     Math.max(
       MIN_SUMMARY_FLOOR,
-      Math.min(room, Math.floor(context.target * 0.15), Math.floor(spanTokens * SUMMARY_SHARE_OF_SPAN)),
+      Math.min(
+        room,
+        Math.floor(context.target * SUMMARY_SHARE_OF_TARGET),
+        Math.floor(spanTokens * SUMMARY_SHARE_OF_SPAN),
+      ),
     );
   const goal =
     messages.slice(0, headEnd).find(isUserTurn) ??
@@ -333,10 +348,26 @@ async function summarizeOnce(
     notes.push(`summarizer fell back to extractive: ${result.fallbackReason}`);
   }
   let text = result.text;
-  // A summary larger than the room left would push the prompt over the target: clip it, say so.
+  // The whole summary message (text, ledger, files) must leave the prompt within the target:
+  // the oldest carried files give way first, then the text is clipped.
+  const messagesSummarized = (previous?.covers.count ?? 0) + toSummarize.length;
+  const frameTokens = context.counter.countText(
+    formatSummaryMessage({ text: '', ledger: result.ledger, messagesSummarized }),
+  );
+  let carried = files;
+  while (
+    carried.files.length > 0 &&
+    keptTokens + frameTokens + context.counter.countText(text) + context.counter.countText(carried.text) >
+      context.target
+  ) {
+    carried = recentFilesSection(carried.files.slice(0, -1), Number.POSITIVE_INFINITY, context);
+  }
+  const carriedTokens = carried.text === '' ? 0 : context.counter.countText(carried.text);
   const textTokens = context.counter.countText(text);
-  // An explicit size (the policy's `summary.maxTokens`) is a cap; otherwise the room the target leaves is.
-  const limit = options.maxSummaryTokens ?? Math.max(maxTokens, room);
+  // An explicit size (the policy's `summary.maxTokens`) is a cap; otherwise what the target leaves is.
+  const left = context.target - keptTokens - frameTokens - carriedTokens;
+  const limit =
+    options.maxSummaryTokens ?? Math.max(MIN_SUMMARY_FLOOR, Math.min(Math.max(maxTokens, room), left));
   if (textTokens > limit && result.source !== 'custom') {
     const charsPerToken = text.length / Math.max(1, textTokens);
     const original = text;
@@ -347,12 +378,14 @@ async function summarizeOnce(
       if (over <= 0) break;
       keep -= Math.ceil(over * charsPerToken);
     }
-    context.onFallback?.({
-      source: 'summarizer',
-      stage: 'summarize',
-      fallback: 'clipped',
-      reason: `the summary was ${formatCount(textTokens)} tokens, more than the ${formatCount(limit)} the target leaves; it was clipped`,
-    });
+    // The model's answer was cut: say so. (An extractive summary is simply made to measure.)
+    if (result.source === 'llm')
+      context.onFallback?.({
+        source: 'summarizer',
+        stage: 'summarize',
+        fallback: 'clipped',
+        reason: `the summary was ${formatCount(textTokens)} tokens, more than the ${formatCount(limit)} the target leaves; it was clipped`,
+      });
   }
   const first = (previous === undefined ? toSummarize[0] : undefined) as Message | undefined;
   const last = toSummarize.at(-1) as Message;
@@ -392,7 +425,7 @@ async function summarizeOnce(
             text,
             ledger: result.ledger,
             messagesSummarized: covers.count,
-          }) + files.text,
+          }) + carried.text,
       },
     ],
     createdAt: last.createdAt,
@@ -401,7 +434,7 @@ async function summarizeOnce(
         version: 1,
         transform: 'summary',
         ...(record as unknown as Record<string, JsonValue>),
-        ...(files.files.length === 0 ? {} : { files: files.files as unknown as JsonValue }),
+        ...(carried.files.length === 0 ? {} : { files: carried.files as unknown as JsonValue }),
       },
     },
   };
