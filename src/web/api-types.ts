@@ -1,3 +1,4 @@
+import type { ChatfoldErrorCode } from '../errors/chatfold-error.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 
 /**
@@ -239,11 +240,33 @@ export type StreamEvent =
   | { readonly type: 'compaction-end'; readonly result: WireCompactionResult }
   | { readonly type: 'compaction-fallback'; readonly reason: string }
   | { readonly type: 'compaction-error'; readonly message: string }
-  | { readonly type: 'error'; readonly code?: string; readonly message: string }
+  | { readonly type: 'error'; readonly code?: ApiErrorCode; readonly message: string }
   | { readonly type: 'gauge'; readonly gauge: Gauge }
   | { readonly type: 'done'; readonly reason: 'stop' | 'aborted' | 'step-limit' | 'error' };
 
+/**
+ * Codes of the web API's own errors (`{ error: { code, message } }` bodies and `error` stream
+ * events). Stable: the client and scripts branch on them.
+ */
+export type WebErrorCode =
+  | 'E_UNAUTHORIZED'
+  | 'E_FORBIDDEN_ORIGIN'
+  | 'E_FORBIDDEN_HOST'
+  | 'E_INVALID_BODY'
+  | 'E_INVALID_QUERY'
+  | 'E_BODY_TOO_LARGE'
+  | 'E_NOT_FOUND'
+  | 'E_SESSION_NOT_FOUND'
+  | 'E_BUSY'
+  | 'E_SUMMARY_FAILED'
+  | 'E_SUMMARY_TIMEOUT'
+  | 'E_SUMMARY_TOO_LONG'
+  | 'E_INTERNAL';
+
+/** Every code an error body or an `error` event may carry: the web API's and the library's. */
+export type ApiErrorCode = WebErrorCode | ChatfoldErrorCode;
+
 /** Every error body of the API. */
 export interface ApiError {
-  readonly error: { readonly code: string; readonly message: string };
+  readonly error: { readonly code: ApiErrorCode; readonly message: string };
 }

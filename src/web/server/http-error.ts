@@ -1,27 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import type { ApiError } from '../api-types.ts';
+import type { ApiError, ApiErrorCode, WebErrorCode } from '../api-types.ts';
 import type { Redactor } from './redact.ts';
-
-/**
- * Codes of the web API's error bodies (`{ error: { code, message } }`). Stable: the client and
- * scripts branch on them. Library errors keep their own `ChatfoldError` code.
- */
-export type WebErrorCode =
-  | 'E_UNAUTHORIZED'
-  | 'E_FORBIDDEN_ORIGIN'
-  | 'E_FORBIDDEN_HOST'
-  | 'E_INVALID_BODY'
-  | 'E_INVALID_QUERY'
-  | 'E_BODY_TOO_LARGE'
-  | 'E_NOT_FOUND'
-  | 'E_SESSION_NOT_FOUND'
-  | 'E_BUSY'
-  | 'E_SUMMARY_FAILED'
-  | 'E_SUMMARY_TIMEOUT'
-  | 'E_SUMMARY_TOO_LONG'
-  | 'E_INTERNAL';
 
 /** An error a route answers with a status and a code (never a stack trace). */
 export class HttpError extends Error {
@@ -56,7 +37,7 @@ function statusOf(error: ChatfoldError): ContentfulStatusCode {
 /** The JSON body and status for any error a route throws; messages pass through the redactor (WEB-8). */
 export function errorResponse(context: Context, error: unknown, redact: Redactor): Response {
   let status: ContentfulStatusCode = 500;
-  let code = 'E_INTERNAL';
+  let code: ApiErrorCode = 'E_INTERNAL';
   let message = 'internal error';
   if (error instanceof HttpError) {
     ({ status, code, message } = error);

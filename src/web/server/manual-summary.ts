@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../../agent/types.ts';
-import type { WebErrorCode } from './http-error.ts';
+import type { WebErrorCode } from '../api-types.ts';
 import type { WebLog } from './web-log.ts';
 
 /** How long a manual summary or a regeneration may take before it fails (FR-5.1.2). */

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { AgentEvent } from '../../agent/types.ts';
 import type { CompactionReport } from '../../compaction/types.ts';
-import type { Gauge, StreamEvent, WireCompactionResult } from '../api-types.ts';
+import type { ApiErrorCode, Gauge, StreamEvent, WireCompactionResult } from '../api-types.ts';
 import type { Redactor } from './redact.ts';
 import { MAX_WIRE_TOOL_TEXT, preview } from './wire-message.ts';
 
@@ -88,10 +88,11 @@ export function toStreamEvent(event: AgentEvent): StreamEvent | undefined {
     case 'compaction-error':
       return { type: 'compaction-error', message: event.message };
     case 'error':
-      // Only the code and the one-line message: the raw error can hold request details.
+      // Only the code and the one-line message: the raw error can hold request details. The
+      // agent's codes are ChatfoldError codes or the web app's own (typed as string there).
       return {
         type: 'error',
-        ...(event.code === undefined ? {} : { code: event.code }),
+        ...(event.code === undefined ? {} : { code: event.code as ApiErrorCode }),
         message: event.message,
       };
     case 'message':

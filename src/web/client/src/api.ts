@@ -2,7 +2,7 @@
 // the URL fragment the server printed (`#token=…`, never sent to a server) and lives in session
 // storage; every request carries it as a bearer token.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { ApiError as ApiErrorBody, StreamEvent } from '../../api-types.ts';
+import type { ApiError as ApiErrorBody, ApiErrorCode, StreamEvent } from '../../api-types.ts';
 
 const TOKEN_KEY = 'chatfold.token';
 
@@ -18,10 +18,11 @@ export function adoptTokenFromLocation(): void {
 /** An error answer of the API, with its stable code. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
-  readonly code: string;
+  /** The API's code, or `E_HTTP` when the answer was not an API error body (a proxy, a crash). */
+  readonly code: ApiErrorCode | 'E_HTTP';
   readonly status: number;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: ApiErrorCode | 'E_HTTP', message: string) {
     super(message);
     this.status = status;
     this.code = code;

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { Gauge, SessionView, StreamEvent, WireMessage, WireSession } from '../../../api-types.ts';
-import { api, sessionPath, stopRun, streamEvents } from '../api.ts';
-import { formatCount, plural } from '../format.ts';
+import type { WireCompactionResult, WireMessage, WireSession } from '../../../api-types.ts';
+import { plural } from '../format.ts';
+import { useSessionView } from '../hooks/use-session-view.ts';
+import { autoCompactionNotice, useTurn } from '../hooks/use-turn.ts';
 import { href } from '../router.ts';
 import { ChatMenu } from './chat-menu.tsx';
 import { CompactionDialog, type CompactionDialogMode } from './compaction-dialog.tsx';
@@ -10,7 +11,7 @@ import { Composer } from './composer.tsx';
 import { ContextGauge } from './context-gauge.tsx';
 import { CopyButton } from './copy-button.tsx';
 import { MessageView, messageText } from './message-view.tsx';
-import { type StreamItem, StreamingTurn } from './streaming-turn.tsx';
+import { StreamingTurn } from './streaming-turn.tsx';
 import { SummaryPanel } from './summary-panel.tsx';
 
 /** Props of {@link ChatView}. */
@@ -28,58 +29,6 @@ export interface ChatViewProps {
   /** A message typed on the start page, sent as soon as the chat is open. */
   readonly initialMessage?: string;
   readonly onInitialMessageTaken?: () => void;
-}
-
-interface Turn {
-  readonly user: string;
-  readonly items: readonly StreamItem[];
-  readonly stopped?: boolean;
-}
-
-/** Applies one streamed event to the turn's items. */
-function applyEvent(items: readonly StreamItem[], event: StreamEvent): readonly StreamItem[] {
-  switch (event.type) {
-    case 'text-delta': {
-      const last = items.at(-1);
-      if (last?.kind === 'text')
-        return [...items.slice(0, -1), { kind: 'text', text: last.text + event.text }];
-      return [...items, { kind: 'text', text: event.text }];
-    }
-    case 'tool-call':
-      return [
-        ...items,
-        {
-          kind: 'tool',
-          callId: event.callId,
-          name: event.toolName,
-          input: event.input,
-          ...(event.path === undefined ? {} : { path: event.path }),
-        },
-      ];
-    case 'tool-result':
-      return items.map((item) =>
-        item.kind === 'tool' && item.callId === event.callId
-          ? { ...item, output: event.output, isError: event.isError }
-          : item,
-      );
-    case 'compaction-start':
-      return [
-        ...items,
-        {
-          kind: 'note',
-          tone: 'info',
-          text: `Compacting the history (${plural(event.messages, 'message')}, ${formatCount(event.tokens)} tokens)…`,
-        },
-      ];
-    case 'compaction-fallback':
-      return [...items, { kind: 'note', tone: 'warning', text: event.reason }];
-    case 'compaction-error':
-      return [...items, { kind: 'note', tone: 'warning', text: `Compaction failed: ${event.message}` }];
-    case 'error':
-      return [...items, { kind: 'note', tone: 'error', text: event.message }];
-    default:
-      return items;
-  }
 }
 
 /** The text of the user message right before `index` (what "Regenerate" sends again). */
@@ -107,35 +56,31 @@ export function ChatView({
   initialMessage,
   onInitialMessageTaken,
 }: ChatViewProps) {
-  const [view, setView] = useState<SessionView | undefined>(undefined);
-  const [loadError, setLoadError] = useState<string | undefined>(undefined);
-  const [turn, setTurn] = useState<Turn | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { view, loadError, reload, setGauge } = useSessionView(sessionId, onSessionChanged);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [dialog, setDialog] = useState<CompactionDialogMode | undefined>(undefined);
   const [draft, setDraft] = useState('');
   const [focusKey, setFocusKey] = useState(0);
-  const controller = useRef<AbortController | undefined>(undefined);
   const bottom = useRef<HTMLDivElement>(null);
+  const onAutoCompaction = useCallback(
+    (result: WireCompactionResult) => {
+      // WEB-3, FR-1.6.2: messages summarized and the new token count.
+      if (notifications) setNotice(autoCompactionNotice(result));
+    },
+    [notifications],
+  );
+  const { turn, busy, send, stop, abandon } = useTurn({
+    sessionId,
+    onGauge: setGauge,
+    onAutoCompaction,
+    onStored: reload,
+  });
 
-  const reload = useCallback(async () => {
-    try {
-      const next = await api<SessionView>(sessionPath(sessionId));
-      setView(next);
-      setLoadError(undefined);
-      onSessionChanged(next.session);
-    } catch (error) {
-      setLoadError((error as Error).message);
-    }
-  }, [sessionId, onSessionChanged]);
-
+  // Another chat: no notice; leaving closes a running turn's stream.
   useEffect(() => {
-    setView(undefined);
-    setTurn(undefined);
     setNotice(undefined);
-    void reload();
-    return () => controller.current?.abort();
-  }, [reload]);
+    return abandon;
+  }, [sessionId, abandon]);
 
   useEffect(() => {
     if (requestedDialog !== undefined && view !== undefined) {
@@ -148,63 +93,6 @@ export function ChatView({
     bottom.current?.scrollIntoView({ block: 'end' });
   }, [turn, view]);
 
-  const setGauge = useCallback(
-    (gauge: Gauge) => setView((current) => (current === undefined ? current : { ...current, gauge })),
-    [],
-  );
-
-  const send = useCallback(
-    async (text: string): Promise<void> => {
-      const abort = new AbortController();
-      controller.current = abort;
-      setBusy(true);
-      setTurn({ user: text, items: [] });
-      let stopped = false;
-      try {
-        for await (const event of streamEvents(sessionPath(sessionId, '/turns'), { text }, abort.signal)) {
-          if (event.type === 'gauge') setGauge(event.gauge);
-          if (event.type === 'done' && event.reason === 'aborted') stopped = true;
-          if (
-            event.type === 'compaction-end' &&
-            event.result.compacted &&
-            event.result.trigger !== 'manual' &&
-            notifications
-          ) {
-            // WEB-3, FR-1.6.2: messages summarized and the new token count.
-            setNotice(
-              `History summarized automatically: ${plural(event.result.messagesAdded ?? event.result.messagesSummarized ?? 0, 'message')} added to the summary; context ${formatCount(event.result.tokensBefore)} → ${formatCount(event.result.tokensAfter)} tokens.`,
-            );
-          }
-          setTurn((current) =>
-            current === undefined ? current : { ...current, items: applyEvent(current.items, event) },
-          );
-        }
-      } catch (error) {
-        if (!abort.signal.aborted) {
-          setTurn((current) =>
-            current === undefined
-              ? current
-              : {
-                  ...current,
-                  items: applyEvent(current.items, { type: 'error', message: (error as Error).message }),
-                },
-          );
-        }
-      } finally {
-        controller.current = undefined;
-        setBusy(false);
-      }
-      if (stopped) setTurn((current) => (current === undefined ? current : { ...current, stopped: true }));
-      // The stream ended after the server stored the turn (a stopped one too): the reload shows
-      // it, then the streamed copy goes — unless it failed (its error note is not stored).
-      await reload();
-      setTurn((current) =>
-        current?.items.some((item) => item.kind === 'note' && item.tone === 'error') ? current : undefined,
-      );
-    },
-    [sessionId, notifications, reload, setGauge],
-  );
-
   // A first message typed on the start page.
   const initialSent = useRef(false);
   useEffect(() => {
@@ -213,16 +101,6 @@ export function ChatView({
     onInitialMessageTaken?.();
     void send(initialMessage);
   }, [initialMessage, view, send, onInitialMessageTaken]);
-
-  /** Stop: the server stops the turn and stores the partial answer; the stream then ends. */
-  const stop = (): void => {
-    stopRun(sessionId).then(
-      (stopped) => {
-        if (!stopped) controller.current?.abort();
-      },
-      () => controller.current?.abort(),
-    );
-  };
 
   const closeDialog = useCallback(() => setDialog(undefined), []);
   const summaryWritten = useCallback(() => {

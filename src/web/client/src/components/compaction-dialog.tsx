@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { CompactionPreview, Gauge, WireCompactionResult } from '../../../api-types.ts';
+import type { ApiErrorCode, CompactionPreview, Gauge, WireCompactionResult } from '../../../api-types.ts';
 import { api, sessionPath, stopRun, streamEvents } from '../api.ts';
 import { formatCount, formatDuration, plural } from '../format.ts';
 import { Dialog } from './dialog.tsx';
@@ -36,13 +36,13 @@ type Phase =
   | { readonly step: 'running'; readonly text: string; readonly stopping: boolean }
   | { readonly step: 'result'; readonly outcome: Outcome }
   | { readonly step: 'cancelled' }
-  | { readonly step: 'error'; readonly code: string | undefined; readonly message: string };
+  | { readonly step: 'error'; readonly code: ApiErrorCode | 'E_HTTP' | undefined; readonly message: string };
 
 /** Summary characters the result shows (FR-2.4.3). */
 const PREVIEW_CHARS = 200;
 
 /** The error line for a failure code (the server's message says the rest). */
-const FAILURE_TITLE: Record<string, string> = {
+const FAILURE_TITLE: Partial<Record<ApiErrorCode | 'E_HTTP', string>> = {
   E_SUMMARY_TIMEOUT: 'The summarizer took too long',
   E_SUMMARY_TOO_LONG: 'The summarizer wrote far more than a summary',
   E_SUMMARY_FAILED: 'The summarizer failed',
@@ -81,7 +81,7 @@ export function CompactionDialog({
       signal: controller.signal,
     }).then(
       (preview) => setPhase({ step: 'confirm', preview }),
-      (error: Error & { code?: string }) => {
+      (error: Error & { code?: ApiErrorCode | 'E_HTTP' }) => {
         if (!controller.signal.aborted) setPhase({ step: 'error', code: error.code, message: error.message });
       },
     );
@@ -96,7 +96,7 @@ export function CompactionDialog({
     running.current = controller;
     let text = '';
     let result: WireCompactionResult | undefined;
-    let failure: { code: string | undefined; message: string } | undefined;
+    let failure: { code: ApiErrorCode | 'E_HTTP' | undefined; message: string } | undefined;
     let aborted = false;
     let tokensAfter: number | undefined;
     setPhase({ step: 'running', text, stopping: false });
@@ -122,7 +122,11 @@ export function CompactionDialog({
       }
     } catch (error) {
       if (controller.signal.aborted) aborted = true;
-      else failure ??= { code: (error as { code?: string }).code, message: (error as Error).message };
+      else
+        failure ??= {
+          code: (error as { code?: ApiErrorCode | 'E_HTTP' }).code,
+          message: (error as Error).message,
+        };
     } finally {
       running.current = undefined;
     }
@@ -226,8 +230,9 @@ export function CompactionDialog({
         <div class="stack">
           <div role="alert" class="error-box">
             <p>
-              <strong>Summarizing failed.</strong> {FAILURE_TITLE[phase.code ?? ''] ?? 'Something went wrong'}
-              : {phase.message}.
+              <strong>Summarizing failed.</strong>{' '}
+              {(phase.code === undefined ? undefined : FAILURE_TITLE[phase.code]) ?? 'Something went wrong'}:{' '}
+              {phase.message}.
             </p>
             <p>Nothing was summarized and the history is unchanged; you can keep chatting.</p>
           </div>
