@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentFile } from '../../src/agent/agent-file/find-agents.ts';
+import { parseAgentFile } from '../../src/agent/agent-file/parse-agent-file.ts';
 
 // Issue 18 item 2: the design documents' example agent files, kept in examples/agents/designs/ (seed 004 → context-sprint, seed 000 → dsl-history, seed 003 → local-models)
 // as the documents write them (seed 004's three YAML files unchanged), load and mean what the
@@ -58,5 +59,21 @@ describe('the documents’ agent files load as written', () => {
       },
       context: { policy: 'local-truncation', maxTokensBeforeSummary: 28_000, minRecentMessages: 10 },
     });
+  });
+
+  it('seed 004 scenario 5: the two files without a name take their file names', () => {
+    const quick = parseAgentFile(
+      'context:\n  max_messages_before_summary: 15\n  max_tokens_before_summary: 32000\n',
+      'agents/quick.yaml',
+    );
+    const researcher = parseAgentFile(
+      'context:\n  max_messages_before_summary: 50\n  max_tokens_before_summary: 180000\n',
+      'agents/researcher.yaml',
+    );
+    expect(quick).toEqual({
+      name: 'quick',
+      context: { maxMessagesBeforeSummary: 15, maxTokensBeforeSummary: 32_000 },
+    });
+    expect(researcher.name).toBe('researcher');
   });
 });

@@ -116,7 +116,8 @@ export const agentFileSchema = z
       name: z
         .string({ error: 'a name of letters, digits, "_" and "-"' })
         .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { error: 'a name of letters, digits, "_" and "-"' })
-        .describe('Agent name: `chatfold chat NAME` finds the file by it'),
+        .optional()
+        .describe('Agent name: `chatfold chat NAME` finds the file by it; default: the file name'),
       description: z.string({ error: 'a string' }).optional().describe('One line for `chatfold agents`'),
       model: modelSchema
         .optional()
@@ -151,4 +152,7 @@ export const agentFileSchema = z
   .describe('A chatfold agent (AG-1)');
 
 /** A validated agent file. */
-export type AgentFile = z.infer<typeof agentFileSchema>;
+export type AgentFile = Omit<z.infer<typeof agentFileSchema>, 'name'> & {
+  /** The file's `name`, or its file name without `.yaml` when it has none (seed 004's `agents/quick.yaml`). */
+  readonly name: string;
+};

@@ -50,8 +50,12 @@ describe('parseAgentFile (AG-1)', () => {
     expect(problemsOf('name: dev\nmodel:\n  provider: openai\n').map((problem) => problem.message)).toEqual([
       'agents/dev.yaml:3:3 model.name: expected a string, received nothing',
     ]);
-    expect(problemsOf('description: no name\n').map((problem) => problem.message)).toEqual([
-      'agents/dev.yaml:1:1 name: expected a name of letters, digits, "_" and "-", received nothing',
+    // Without a name the file name is the name (seed 004 scenario 5's agents/quick.yaml has none).
+    expect(parseAgentFile('description: no name\n', 'agents/quick.yaml').name).toBe('quick');
+    expect(
+      problemsOf('description: no name\n', 'agents/my agent.yaml').map((problem) => problem.message),
+    ).toEqual([
+      'agents/my agent.yaml:1:1 name: expected a name of letters, digits, "_" and "-" (the file name "my agent.yaml" is not one), received nothing',
     ]);
   });
 

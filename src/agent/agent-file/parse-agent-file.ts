@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
@@ -133,8 +134,19 @@ export function parseAgentFile(text: string, file: string): AgentFile {
   }
   if (problems.length === 0) {
     const result = agentFileSchema.safeParse(value);
-    if (result.success) return result.data;
-    for (const issue of result.error.issues) {
+    if (result.success) {
+      if (result.data.name !== undefined) return { ...result.data, name: result.data.name };
+      const stem = basename(file).replace(/\.ya?ml$/i, '');
+      if (/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(stem)) return { ...result.data, name: stem };
+      add(
+        { line: 1, column: 1 },
+        'name',
+        'a name of letters, digits, "_" and "-"',
+        'nothing',
+        `expected a name of letters, digits, "_" and "-" (the file name ${JSON.stringify(basename(file))} is not one), received nothing`,
+      );
+    }
+    for (const issue of result.error?.issues ?? []) {
       const path = issue.path;
       // The deepest node that exists on the path: the value, else its parent mapping.
       let node: unknown;
