@@ -213,6 +213,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       await box.press('Enter');
       const last = page.getByRole('article', { name: /^Assistant, message/ }).last();
       await last.locator('.hljs-keyword').first().waitFor();
+      await docShot('chat-desktop-light.png');
       await expect(
         last
           .locator('table td')
@@ -227,7 +228,6 @@ describe.skipIf(!HAS_CHROMIUM)(
       await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toContain(
         'Here is the function',
       );
-      await docShot('chat-desktop-light.png');
     });
 
     it('warns before sending an over-long message and marks it clipped once sent (FR-5.3.1)', async () => {
