@@ -121,8 +121,17 @@ export function registerCount(program: Command): void {
       const registry = await readModelRegistry(options.registry);
       const { format, messages } = await loadConversation(file, options.format);
       const model = resolveModel(options.model ?? defaultModelFor(format), { registry });
-      for (const warning of model.warnings) warn(warning);
       const local = await counterForModel(model);
+      // Counting needs no window: for an unknown model, say which tokenizer counted instead
+      // (nothing to say when the model family's own tokenizer counted exactly).
+      if (model.matchedBy === undefined && model.source !== 'config') {
+        if (local.accuracy !== 'exact')
+          warn(
+            `unknown model ${JSON.stringify(model.id)}: counted with the ${local.tokenizer} tokenizer (${local.accuracy}); \`chatfold models\` lists the models chatfold knows`,
+          );
+      } else {
+        for (const warning of model.warnings) warn(warning);
+      }
       const result = options.exact
         ? await countExact(model, local, messages, options.timeout)
         : local.count(messages);
