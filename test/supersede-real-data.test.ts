@@ -7,7 +7,7 @@ import {
   type SweAgentTrajectory,
 } from '../src/index.ts';
 import { type AppliedStrategyResult, withProjection } from '../src/strategies/apply-strategy.ts';
-import { chatfoldMetadata } from '../src/strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../src/projection/chatfold-metadata.ts';
 import { type SupersedeOptions, supersede } from '../src/strategies/index.ts';
 import type { StrategyResult } from '../src/strategies/types.ts';
 import { createMockTokenCounter } from '../src/test/mock-token-counter.ts';

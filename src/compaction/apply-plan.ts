@@ -1,8 +1,8 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message } from '../messages/types.ts';
 import { describeRecordIssue } from '../options/parse-record.ts';
-import { applyPlanEdits } from './edits.ts';
-import { compactionPlanSchema } from './plan-schema.ts';
+import { applyPlanEdits } from '../projection/edits.ts';
+import { compactionPlanSchema } from '../projection/plan-schema.ts';
 import type { CompactionPlan } from './types.ts';
 
 const FN = 'applyCompactionPlan';
@@ -42,8 +42,8 @@ export function applyCompactionPlan(messages: readonly Message[], plan: Compacti
     );
   }
   if (!checked.compacted) return [...messages];
-  checkIds(messages, checked);
   const projection = applyPlanEdits(messages, checked);
+  checkIds(messages, checked, projection);
   checkToolPairs(messages, projection, checked);
   return projection;
 }
@@ -107,19 +107,11 @@ function checkLengths(plan: unknown, count: number): void {
 
 /**
  * Every id the plan names is an input message, replacements keep their id and insertions
- * bring ids of their own: one pass of lookups over `messages`; the offending entry is looked
- * for only when a count does not add up.
+ * bring ids of their own. Read from the projection (short after a compaction) and the lists'
+ * lengths: every replacement and insertion placed, the input shorter by exactly the drops,
+ * no inserted id twice. Only when that does not add up is the input read to name the entry.
  */
-function checkIds(messages: readonly Message[], plan: CheckedPlan): void {
-  const dropped = new Set(plan.dropped);
-  const replaced = new Set(plan.replaced.map(({ id }) => id));
-  const anchors = new Set<string>();
-  const added = new Set<string>();
-  plan.inserted.forEach(({ beforeId, message }, i) => {
-    if (beforeId !== null) anchors.add(beforeId);
-    if (added.has(message.id)) throw duplicateInsertion(i, message.id);
-    added.add(message.id);
-  });
+function checkIds(messages: readonly Message[], plan: CheckedPlan, projection: readonly Message[]): void {
   plan.replaced.forEach(({ id, message }, i) => {
     if (message.id !== id)
       throw invalid(
@@ -127,22 +119,30 @@ function checkIds(messages: readonly Message[], plan: CheckedPlan): void {
         `a replacement keeps the id of the message it replaces (${JSON.stringify(id)}), received ${JSON.stringify(message.id)}`,
       );
   });
-  let droppedHits = 0;
-  let replacedHits = 0;
-  let anchorHits = 0;
-  for (const message of messages) {
-    const { id } = message;
-    const isDropped = dropped.has(id);
-    if (isDropped) droppedHits++;
-    if (replaced.size > 0 && replaced.has(id)) replacedHits++;
-    if (anchors.size > 0 && anchors.has(id)) anchorHits++;
-    if (added.size > 0 && !isDropped && added.has(id))
+  const inserted = new Map(plan.inserted.map(({ message }) => [message.id, 0]));
+  if (inserted.size < plan.inserted.length) {
+    const ids = plan.inserted.map(({ message }) => message.id);
+    const i = ids.findIndex((id, at) => ids.indexOf(id) !== at);
+    throw duplicateInsertion(i, ids[i] as string);
+  }
+  const replacements = new Set(plan.replaced.map(({ message }) => message));
+  let placed = 0;
+  let replacedFound = 0;
+  for (const message of projection) {
+    const seen = inserted.get(message.id);
+    if (seen !== undefined) inserted.set(message.id, seen + 1);
+    if (replacements.size > 0 && replacements.has(message)) replacedFound++;
+  }
+  for (const [id, count] of inserted) {
+    if (count > 1)
       throw duplicateInsertion(
         plan.inserted.findIndex((entry) => entry.message.id === id),
         id,
       );
+    placed += count;
   }
-  if (droppedHits === dropped.size && replacedHits === replaced.size && anchorHits === anchors.size) return;
+  const adds = projection.length === messages.length - plan.dropped.length + placed;
+  if (adds && placed === plan.inserted.length && replacedFound === replacements.size) return;
   const ids = new Set(messages.map((message) => message.id));
   const missing = (id: string): string => `no input message has id ${JSON.stringify(id)}`;
   plan.dropped.forEach((id, i) => {
@@ -154,6 +154,7 @@ function checkIds(messages: readonly Message[], plan: CheckedPlan): void {
   plan.inserted.forEach(({ beforeId }, i) => {
     if (beforeId !== null && !ids.has(beforeId)) throw invalid(`inserted[${i}].beforeId`, missing(beforeId));
   });
+  // What remains is harmless: an id dropped twice, a replacement of a message also dropped.
 }
 
 function duplicateInsertion(index: number, id: string): ChatfoldError {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
-import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockSummarizer } from '../test/mock-summarizer.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';

@@ -1,62 +1,26 @@
 import type { Message, Provider } from '../messages/types.ts';
 import type { Budget } from '../policy/budget.ts';
-import type { FactLedger } from '../summarize/types.ts';
+import type {
+  CompactionFallback,
+  CompactionSummary,
+  PlanInsertion,
+  PlanReplacement,
+  StageEffect,
+} from '../projection/types.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
 
 /** Why a compaction runs (HK-1): a trigger fired, the caller asked, or the prompt did not fit. One name everywhere: events, stores, the web wire. */
 export type { CompactionMode } from '../policy/decide.ts';
+export type {
+  CompactionFallback,
+  CompactionSummary,
+  PlanInsertion,
+  PlanReplacement,
+  StageEffect,
+  SummaryCoverage,
+} from '../projection/types.ts';
 
 import type { CompactionMode } from '../policy/decide.ts';
-
-/** The stored messages a summary stands for, oldest and newest included. */
-export interface SummaryCoverage {
-  readonly firstId: string;
-  readonly lastId: string;
-  /** Messages it stands for, including those of earlier summaries it merged. */
-  readonly count: number;
-}
-
-/** The summary a compaction produced (SUM-*), as data: never re-parsed from message text. */
-export interface CompactionSummary {
-  readonly text: string;
-  /** Paths, commands, URLs, errors extracted mechanically from what it covers (SUM-4). */
-  readonly ledger: FactLedger;
-  readonly covers: SummaryCoverage;
-  /** `llm`: the summarizer wrote it; `extractive`: no summarizer or it failed; `custom`: a hook's text. */
-  readonly source: 'llm' | 'extractive' | 'custom';
-  /** The summarizer's model id, when it reported one. */
-  readonly model?: string;
-  /** Id of the summary message in the projection. */
-  readonly messageId: string;
-}
-
-/** What one pipeline stage did, as counts (the notes are for people). */
-export interface StageEffect {
-  readonly stage: string;
-  readonly tokensBefore: number;
-  readonly tokensAfter: number;
-  /** Messages removed from the projection (they stay in the store). */
-  readonly dropped: number;
-  /** Tool outputs replaced by a stub because a later call superseded them (STR-1). */
-  readonly stubbed: number;
-  /** Old tool outputs replaced by a placeholder (STR-2). */
-  readonly masked: number;
-  /** Messages folded into a summary (STR-5). */
-  readonly summarized: number;
-  /** Messages whose content was clipped head+tail (STR-6). */
-  readonly clipped: number;
-  readonly notes: readonly string[];
-}
-
-/** A runtime fault that took a fallback path (never silent: also emitted as an event). */
-export interface CompactionFallback {
-  /** What failed: the LLM summarizer, a stage of the pipeline, the counter's exact endpoint. */
-  readonly source: 'summarizer' | 'stage' | 'counter';
-  /** What was used instead, e.g. `extractive`, `skipped`, `clipped`, `estimate`. */
-  readonly fallback: string;
-  readonly reason: string;
-  readonly stage?: string;
-}
 
 /**
  * Everything a compaction decided, without the edits (RT-1): for logs, UIs, events and
@@ -86,21 +50,6 @@ export interface CompactionReport {
   readonly summary?: CompactionSummary;
   readonly fallbacks: readonly CompactionFallback[];
   readonly warnings: readonly string[];
-}
-
-/** A message of the input replaced by a shorter one with the same id (stub, mask, clip). */
-export interface PlanReplacement {
-  readonly id: string;
-  readonly message: Message;
-}
-
-/**
- * A message chatfold inserts (summary, omission marker), placed right before the input
- * message `beforeId` (whether or not that one is kept); `null` places it at the end.
- */
-export interface PlanInsertion {
-  readonly beforeId: string | null;
-  readonly message: Message;
 }
 
 /**

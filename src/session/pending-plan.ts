@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compactionPlanSchema } from '../compaction/plan-schema.ts';
+import { compactionPlanSchema } from '../projection/plan-schema.ts';
 import type { CompactionPlan } from '../compaction/types.ts';
 import type { JsonValue } from '../messages/types.ts';
 import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';

@@ -8,7 +8,7 @@ import {
   type Store,
   type StoredMessage,
 } from '../stores/types.ts';
-import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import type { SessionProjection } from './session-projection.ts';
 import { readSnapshotContent } from './snapshot-content.ts';
 import type { CompactionRecord, HistoryEntry, HistoryQuery, HistoryStatus } from './types.ts';

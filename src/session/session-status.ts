@@ -1,7 +1,7 @@
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type ContextMeasure, policyBudget } from '../policy/decide.ts';
 import { contextStatus } from '../policy/status.ts';
-import { chatfoldMetadata } from '../strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import type { UnderReport } from '../tokens/calibrated-counter.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import type { PendingPlan } from './pending-plan.ts';

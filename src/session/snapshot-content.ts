@@ -6,7 +6,7 @@ import {
   openObject,
   readonlyArray,
   stageEffectSchema,
-} from '../compaction/plan-schema.ts';
+} from '../projection/plan-schema.ts';
 import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
 import { messageValueSchema } from '../messages/message-value-schema.ts';
 import type { JsonValue, Message } from '../messages/types.ts';

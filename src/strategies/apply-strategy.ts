@@ -1,5 +1,5 @@
-import { applyEdits } from '../compaction/edits.ts';
 import type { Message } from '../messages/types.ts';
+import { applyEdits } from '../projection/edits.ts';
 import type { StrategyContext, StrategyResult } from './types.ts';
 
 /** A strategy's result together with the list its edits produce. */

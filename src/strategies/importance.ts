@@ -1,6 +1,6 @@
-import { applyEdits } from '../compaction/edits.ts';
 import type { Message } from '../messages/types.ts';
-import { chatfoldMetadata } from './chatfold-metadata.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
+import { applyEdits } from '../projection/edits.ts';
 import { retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
 import { groupUnits } from './tool-groups.ts';

@@ -1,12 +1,13 @@
 // chatfold/strategies — the toolkit for writing and composing strategies (STR-*, TRG-*).
 // Apps call `compact()` / sessions from `chatfold`; this entry is for strategy authors.
-export { applyEdits } from '../compaction/edits.ts';
+
 export type { Budget, BudgetOptions } from '../policy/budget.ts';
 export { computeBudget } from '../policy/budget.ts';
 export type { CompactionDecision, ContextMeasure, TriggerCondition } from '../policy/decide.ts';
 export { decide, policyBudget, policyTarget } from '../policy/decide.ts';
 export type { ContextStatus, ContextStatusInput, SummaryStatus } from '../policy/status.ts';
 export { contextStatus } from '../policy/status.ts';
+export { applyEdits } from '../projection/edits.ts';
 export type { AppliedStrategyResult } from './apply-strategy.ts';
 export { applyStrategy, withProjection } from './apply-strategy.ts';
 export type { ClipOptions } from './clip.ts';

@@ -1,4 +1,3 @@
-import type { PlanReplacement } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message, ToolCallPart } from '../messages/types.ts';
 import {
@@ -7,7 +6,8 @@ import {
   replaceToolResult,
   toolResultText,
   transformMessage,
-} from './chatfold-metadata.ts';
+} from '../projection/chatfold-metadata.ts';
+import type { PlanReplacement } from '../projection/types.ts';
 import { stageEffect } from './stage-effect.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 

@@ -1,8 +1,8 @@
-import { applyEdits, hasEdits, PlanEdits } from '../compaction/edits.ts';
-import type { CompactionFallback, CompactionSummary, StageEffect } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message, Part } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
+import { applyEdits, hasEdits, PlanEdits } from '../projection/edits.ts';
+import type { CompactionFallback, CompactionSummary, StageEffect } from '../projection/types.ts';
 import { fitToBudget } from './truncate.ts';
 import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 

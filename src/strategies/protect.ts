@@ -1,5 +1,5 @@
 import type { Message } from '../messages/types.ts';
-import { chatfoldMetadata } from './chatfold-metadata.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import type { MessageUnit } from './tool-groups.ts';
 
 /** What compaction must never drop or change (STR-8). */
@@ -39,7 +39,13 @@ export function isUserTurn(message: Message): boolean {
 export function protectedIds(
   messages: readonly Message[],
   units: readonly MessageUnit[],
-  { keepRecent = 0, keepFirstUser = true, keepLatestTurn = true, pinnedIds = [], exemptTools = [] }: ProtectOptions = {},
+  {
+    keepRecent = 0,
+    keepFirstUser = true,
+    keepLatestTurn = true,
+    pinnedIds = [],
+    exemptTools = [],
+  }: ProtectOptions = {},
   tailLimit?: TailLimit,
 ): Set<string> {
   const ids = new Set<string>(pinnedIds);

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
+import { clipText } from '../projection/clip-text.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { applyStrategy, withProjection } from './apply-strategy.ts';
-import { chatfoldMetadata } from './chatfold-metadata.ts';
-import { clip, clipText } from './clip.ts';
+import { clip } from './clip.ts';
 import { importance } from './importance.ts';
 import { mask } from './mask.ts';
 import { protectedIds } from './protect.ts';

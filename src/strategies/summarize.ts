@@ -1,15 +1,15 @@
-import type { CompactionSummary } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
+import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from '../projection/chatfold-metadata.ts';
+import { clipText } from '../projection/clip-text.ts';
+import type { CompactionSummary } from '../projection/types.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { Summarizer } from '../summarize/types.ts';
-import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from './chatfold-metadata.ts';
-import { clipText } from './clip.ts';
 import { isUserTurn } from './protect.ts';
 import { pendingInputStart, retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';

@@ -1,9 +1,9 @@
-import { applyEdits } from '../compaction/edits.ts';
-import type { PlanInsertion, PlanReplacement } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message } from '../messages/types.ts';
-import { chatfoldMetadata, createSyntheticMessage, formatCount } from './chatfold-metadata.ts';
-import { clipMessage } from './clip.ts';
+import { chatfoldMetadata, createSyntheticMessage, formatCount } from '../projection/chatfold-metadata.ts';
+import { clipMessage } from '../projection/clip-text.ts';
+import { applyEdits } from '../projection/edits.ts';
+import type { PlanInsertion, PlanReplacement } from '../projection/types.ts';
 import { isUserTurn } from './protect.ts';
 import { retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';

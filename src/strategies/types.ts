@@ -1,10 +1,7 @@
-import type {
-  CompactionFallback,
-  CompactionSummary,
-  PlanInsertion,
-  PlanReplacement,
-  StageEffect,
-} from '../compaction/types.ts';
+import type { CompactionFallback, StageEffect, StrategyEdits } from '../projection/types.ts';
+
+export type { StrategyEdits } from '../projection/types.ts';
+
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
@@ -44,21 +41,6 @@ export interface StrategyContext {
    * one, each stage works from a fresh cache.
    */
   readonly cache?: EngineCache;
-}
-
-/**
- * What a strategy changes, relative to the list it was given. Ids refer to messages of that
- * list; nothing is removed from the store, only from what is sent.
- */
-export interface StrategyEdits {
-  /** Ids to leave out of the projection. */
-  readonly drop?: readonly string[];
-  /** Messages replaced by a version with the same id (stub, mask, clip). */
-  readonly replace?: readonly PlanReplacement[];
-  /** Messages to add (summary, omission marker), before the message `beforeId`. */
-  readonly insert?: readonly PlanInsertion[];
-  /** The summary a `summarize` stage wrote (its message is one of the insertions). */
-  readonly summary?: CompactionSummary;
 }
 
 /** A strategy's output: its edits and what they amount to. */

@@ -1,5 +1,5 @@
 import type { Message } from '../messages/types.ts';
-import { clipText } from '../strategies/clip.ts';
+import { clipText } from '../projection/clip-text.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import type { SummaryWithLedger } from './types.ts';
 

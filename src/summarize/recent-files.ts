@@ -1,7 +1,7 @@
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { Message, ToolResultPart } from '../messages/types.ts';
-import { toolResultText } from '../strategies/chatfold-metadata.ts';
+import { toolResultText } from '../projection/chatfold-metadata.ts';
 
 /** A recently used file and, when known, its latest full content (SUM-8). */
 export interface RecentFile {

@@ -1,5 +1,5 @@
 import type { Message } from '../messages/types.ts';
-import { clipText } from '../strategies/clip.ts';
+import { clipText } from '../projection/clip-text.ts';
 
 /** Longest tool output copied into a summarization prompt, in characters (head + tail kept). */
 export const DEFAULT_TRANSCRIPT_OUTPUT_CHARS = 2000;

@@ -2,22 +2,10 @@ import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 
-/**
- * Identifiers mechanically extracted from summarized messages (SUM-4). They ride along with
- * every summary so what LLM summaries tend to drop — paths, commands, errors — survives.
- * Each list is deduplicated and ordered by last occurrence (newest last).
- */
-export interface FactLedger {
-  readonly filesRead: readonly string[];
-  readonly filesModified: readonly string[];
-  readonly commands: readonly string[];
-  readonly urls: readonly string[];
-  /** Commit hashes, issue numbers, code identifiers in backticks. */
-  readonly identifiers: readonly string[];
-  /** Numbers with their unit or context, e.g. `5432 port`, `12 tests`. */
-  readonly numbers: readonly string[];
-  readonly errors: readonly string[];
-}
+// The ledger is part of the projection's vocabulary (a summary record carries it).
+export type { FactLedger } from '../projection/types.ts';
+
+import type { FactLedger } from '../projection/types.ts';
 
 /** A summary together with its ledger. */
 export interface SummaryWithLedger {

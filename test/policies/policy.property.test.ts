@@ -3,7 +3,7 @@ import { applyCompactionPlan, compact, type Message, POLICY_PRESET_NAMES, valida
 import { createMockTokenCounter } from 'chatfold/test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chatfoldMetadata } from '../../src/strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../../src/projection/chatfold-metadata.ts';
 
 const counter = createMockTokenCounter();
 

@@ -14,7 +14,7 @@ import {
 } from 'chatfold';
 import { createMockSummarizer, createMockTokenCounter } from 'chatfold/test';
 import { describe, expect, it } from 'vitest';
-import { chatfoldMetadata } from '../../src/strategies/chatfold-metadata.ts';
+import { chatfoldMetadata } from '../../src/projection/chatfold-metadata.ts';
 
 const counter = createMockTokenCounter();
 let nextId = 0;

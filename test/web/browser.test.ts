@@ -382,8 +382,15 @@ describe.skipIf(!HAS_CHROMIUM)(
       await panel.getByRole('button', { name: 'Regenerate summary' }).click();
       const dialog = page.getByRole('dialog', { name: 'Regenerate summary' });
       await expect(dialog.textContent()).resolves.toContain('from the original messages');
+      const before = (await gauge()).now;
       await dialog.getByRole('button', { name: 'Regenerate', exact: true }).click();
-      await dialog.getByText(/^Done:/).waitFor({ timeout: 60_000 });
+      const done = dialog.getByText(/^Done:/);
+      await done.waitFor({ timeout: 60_000 });
+      // The tokens saved are the gauge's own before → after, not the originals' size.
+      const after = (await gauge()).now;
+      await expect(done.textContent()).resolves.toContain(
+        `Context ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens`,
+      );
       await dialog.getByRole('button', { name: 'Close' }).click();
       await panel.getByRole('button', { name: 'Summary of earlier messages' }).click();
       await expect(panel.textContent()).resolves.toContain('Regenerated from the originals');

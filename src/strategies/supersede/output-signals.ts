@@ -1,6 +1,6 @@
 import { cacheTable, type EngineCache } from '../../messages/engine-cache.ts';
 import type { ToolResultPart } from '../../messages/types.ts';
-import { toolResultText } from '../chatfold-metadata.ts';
+import { toolResultText } from '../../projection/chatfold-metadata.ts';
 
 /**
  * Notices tools print when they cut their output. A read or listing whose output carries one

@@ -1,7 +1,7 @@
 import { cacheOrFresh, cacheTable, type EngineCache } from '../../messages/engine-cache.ts';
 import { toolArguments } from '../../messages/tool-arguments.ts';
 import type { Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
-import { chatfoldMetadata } from '../chatfold-metadata.ts';
+import { chatfoldMetadata } from '../../projection/chatfold-metadata.ts';
 import type { CallEffect, SupersedeRule } from './call-effect.ts';
 import { canonicalJson, effectFromMapping, type ShellRequest } from './mapping-effect.ts';
 import { outputSignals, startsWithProgramError } from './output-signals.ts';

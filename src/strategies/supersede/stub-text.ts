@@ -1,4 +1,4 @@
-import { formatCount } from '../chatfold-metadata.ts';
+import { formatCount } from '../../projection/chatfold-metadata.ts';
 import { SUPERSEDED_PREFIX } from './output-signals.ts';
 import type { Supersession } from './supersession.ts';
 

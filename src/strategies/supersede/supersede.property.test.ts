@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part } from '../../messages/types.ts';
+import { chatfoldMetadata } from '../../projection/chatfold-metadata.ts';
 import { createMockTokenCounter } from '../../test/mock-token-counter.ts';
 import { withProjection } from '../apply-strategy.ts';
-import { chatfoldMetadata } from '../chatfold-metadata.ts';
 import type { StrategyResult } from '../types.ts';
 import { type SupersedeOptions, supersede } from './index.ts';
 

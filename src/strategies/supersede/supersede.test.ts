@@ -4,10 +4,10 @@ import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { importClaudeCode } from '../../messages/claude-code.ts';
 import { fromSweAgentTrajectory, type SweAgentTrajectory } from '../../messages/swe-agent.ts';
 import type { Message } from '../../messages/types.ts';
+import { chatfoldMetadata } from '../../projection/chatfold-metadata.ts';
 import { buildConversation } from '../../test/build-conversation.ts';
 import { createMockTokenCounter } from '../../test/mock-token-counter.ts';
 import { type AppliedStrategyResult, withProjection } from '../apply-strategy.ts';
-import { chatfoldMetadata } from '../chatfold-metadata.ts';
 import type { StrategyContext, StrategyResult } from '../types.ts';
 import { type SupersedeOptions, supersede } from './index.ts';
 

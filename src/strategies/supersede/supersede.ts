@@ -1,7 +1,7 @@
-import type { PlanReplacement } from '../../compaction/types.ts';
 import { cacheOrFresh } from '../../messages/engine-cache.ts';
 import type { Message, Part } from '../../messages/types.ts';
-import { formatCount, replaceToolResult, transformMessage } from '../chatfold-metadata.ts';
+import { formatCount, replaceToolResult, transformMessage } from '../../projection/chatfold-metadata.ts';
+import type { PlanReplacement } from '../../projection/types.ts';
 import { stageEffect } from '../stage-effect.ts';
 import type { Strategy, StrategyResult } from '../types.ts';
 import { collectResultEvents } from './result-events.ts';

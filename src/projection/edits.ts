@@ -1,6 +1,5 @@
 import type { Message } from '../messages/types.ts';
-import type { StrategyEdits } from '../strategies/types.ts';
-import type { PlanInsertion, PlanReplacement } from './types.ts';
+import type { PlanInsertion, PlanReplacement, StrategyEdits } from './types.ts';
 
 /** Edits relative to one list, as lookups. */
 interface EditIndex {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue, Message } from '../messages/types.ts';
+import { summaryRecordOf } from '../strategies/summarize.ts';
 import { emptyFactLists } from '../summarize/ledger.ts';
 import { caughtError } from '../test/caught-error.ts';
 import {
@@ -8,7 +9,6 @@ import {
   parseChatfoldMetadata,
   transformMessage,
 } from './chatfold-metadata.ts';
-import { summaryRecordOf } from './summarize.ts';
 
 // Issue 22 §4: `metadata.chatfold` records have a schema and a version.
 

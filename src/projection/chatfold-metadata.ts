@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import {
-  factLedgerSchema,
-  nonNegativeInteger,
-  openObject,
-  summaryFieldsSchema,
-} from '../compaction/plan-schema.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import { cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part, TextPart, ToolResultPart } from '../messages/types.ts';
 import { checkRecordVersion, parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
+import { factLedgerSchema, nonNegativeInteger, openObject, summaryFieldsSchema } from './plan-schema.ts';
 
 /** How a projection message differs from the stored original. */
 export type Transform = 'superseded' | 'masked' | 'clipped' | 'marker' | 'summary';
