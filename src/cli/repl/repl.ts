@@ -210,10 +210,17 @@ function bracketedPasteInput(
   tty.setRawMode(true);
   tty.pipe(filter);
   process.stdout.write(BRACKETED_PASTE_ON);
+  // However the process ends, the terminal must not stay in bracketed-paste mode (the shell
+  // would see the markers around every later paste).
+  const turnOff = (): void => {
+    process.stdout.write(BRACKETED_PASTE_OFF);
+  };
+  process.once('exit', turnOff);
   return {
     input: filter,
     restore() {
-      process.stdout.write(BRACKETED_PASTE_OFF);
+      process.off('exit', turnOff);
+      turnOff();
       tty.unpipe(filter);
       tty.setRawMode(false);
       tty.pause();
