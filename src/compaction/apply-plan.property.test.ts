@@ -8,7 +8,7 @@ import { buildConversation } from '../test/build-conversation.ts';
 import { caughtError } from '../test/caught-error.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
-import { runPlanner } from './plan-compaction.ts';
+import { planWithOptions } from './plan-compaction.ts';
 import type { CompactionPlan } from './types.ts';
 
 // Issue 24 §4: plans travel through stores and queues, so applying one checks it like input.
@@ -37,7 +37,7 @@ function conversation(rounds: readonly { talk: string; calls: readonly number[] 
 }
 
 async function planFor(messages: readonly Message[], window: number, strategy: string) {
-  return runPlanner(messages, { counter, window, responseReserve: 500, strategy, mode: 'manual' });
+  return planWithOptions(messages, { counter, window, responseReserve: 500, strategy, mode: 'manual' });
 }
 
 const garbage = fc.oneof(
@@ -266,7 +266,7 @@ describe('applyCompactionPlan checks the plan like any input (issue 24)', () => 
       createdAt: '2026-01-01T01:00:00.000Z',
     };
     const input = [...messages, pending];
-    const { plan, messages: built } = await runPlanner(input, {
+    const { plan, messages: built } = await planWithOptions(input, {
       counter,
       window: 3000,
       responseReserve: 500,

@@ -5,7 +5,7 @@ import { validate } from '../messages/validate.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
-import { runPlanner } from './plan-compaction.ts';
+import { planWithOptions } from './plan-compaction.ts';
 import type { CompactionPlan } from './types.ts';
 
 const counter = createMockTokenCounter();
@@ -76,7 +76,7 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
           const messages = conversation(steps, pinEvery);
           const frozen = structuredClone(messages);
           // The planner's own pipeline output, to check the plan's edits against it.
-          const { messages: out, plan } = await runPlanner(messages, {
+          const { messages: out, plan } = await planWithOptions(messages, {
             counter,
             window,
             responseReserve: 500,

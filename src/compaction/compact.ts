@@ -3,7 +3,7 @@ import type { Message } from '../messages/types.ts';
 import { applyCompactionPlan } from './apply-plan.ts';
 import { compactionCache } from './compaction-cache.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
-import { runPlanner } from './plan-compaction.ts';
+import { planWithOptions } from './plan-compaction.ts';
 import type { CompactionPlan } from './types.ts';
 
 export type { CompactOptions } from './options.ts';
@@ -37,6 +37,6 @@ export async function compact(
   const cache = compactionCache(options);
   // MSG-4: malformed input is a typed error naming `compact` and the path, before any work.
   const checked = assertMessages(messages, 'compact', { cache });
-  const { plan } = await runPlanner(checked, { ...parseCompactOptions(options, 'compact'), cache });
+  const { plan } = await planWithOptions(checked, { ...parseCompactOptions(options, 'compact'), cache });
   return { messages: plan.compacted ? applyCompactionPlan(messages, plan) : messages, plan };
 }

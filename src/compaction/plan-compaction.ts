@@ -6,21 +6,16 @@ import { assertValid } from '../messages/validate.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { runPipeline } from '../strategies/pipeline.ts';
-import { isUserTurn, type ProtectOptions, protectedIds } from '../strategies/protect.ts';
-import {
-  createStrategyRegistry,
-  type StrategyOptions,
-  type StrategyRegistry,
-  type StrategySpec,
-} from '../strategies/registry.ts';
+import type { ProtectOptions } from '../strategies/protect.ts';
+import type { StrategyOptions, StrategyRegistry, StrategySpec } from '../strategies/registry.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
-import { groupUnits } from '../strategies/tool-groups.ts';
 import type { Summarizer } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { compactionCache } from './compaction-cache.ts';
 import { compactionPolicy } from './compaction-policy.ts';
 import { measureContext } from './measure-context.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
+import { prepareCompaction } from './prepare-compaction.ts';
 import { resolveCompactionModel } from './resolve-model.ts';
 import type {
   CompactionEvent,
@@ -55,7 +50,7 @@ export async function planCompaction(
 ): Promise<CompactionPlan> {
   const cache = compactionCache(options);
   const checked = assertMessages(messages, 'planCompaction', { cache });
-  return (await runPlanner(checked, { ...parseCompactOptions(options, 'planCompaction'), cache })).plan;
+  return (await planWithOptions(checked, { ...parseCompactOptions(options, 'planCompaction'), cache })).plan;
 }
 
 /**
@@ -71,8 +66,8 @@ export function messagesSinceCompaction(messages: readonly Message[]): number {
   return messages.length;
 }
 
-/** The stateless path (`compact`, `planCompaction`): measure, decide once, run. */
-export async function runPlanner(
+/** The stateless path (`compact`, `planCompaction`, the integrations): measure, decide once, run. */
+export async function planWithOptions(
   messages: readonly Message[],
   options: CompactOptions,
   { mayCancel = true }: { readonly mayCancel?: boolean } = {},
@@ -163,7 +158,6 @@ export async function runCompaction(
   run: CompactionRun,
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   const { counter, policy } = run;
-  const cache = run.cache ?? compactionCache({ counter });
   const fallbacks: CompactionFallback[] = run.fallbacks ?? [];
   const onFallback = (fallback: CompactionFallback): void => {
     fallbacks.push(fallback);
@@ -244,39 +238,13 @@ export async function runCompaction(
         `beforeCompact cancelled ${DEFAULTS.maxConsecutiveCancels} times in a row; compacting anyway`,
       );
   }
+  const prepared = prepareCompaction(messages, decision, run, hook);
   const started = performance.now();
   run.onEvent?.({ type: 'compaction-start', mode, tokens: tokensBefore, target, messages: messages.length });
   try {
-    const scope = decision.scope;
-    const lastIsUser = messages.length > 0 && isUserTurn(messages.at(-1) as Message);
-    const units = groupUnits(messages);
-    const result = await runPipeline(messages, stagesOf(run, hook?.instructions, hook?.customSummary, mode), {
-      counter,
-      target,
-      budget: budget.messages,
-      reservedTokens: budget.toolTokens,
-      protectedIds: protectedIds(
-        messages,
-        units,
-        {
-          ...run.protect,
-          keepRecent: policy.protect.recentMessages,
-          keepFirstUser: policy.protect.firstUserMessage,
-          // A manual "summarize everything" between turns covers the last request too; a pending one stays.
-          keepLatestTurn: scope !== 'all' || lastIsUser,
-        },
-        {
-          maxTokens: Math.floor(target * policy.protect.maxShareOfTarget),
-          tokensOf: (message) => counter.countMessage(message),
-          maxToolTokens: Math.floor(
-            budget.messages * (run.strategyOptions?.clip?.maxShare ?? DEFAULTS.clipShare),
-          ),
-        },
-      ),
-      force: decision.summarizeBelowTarget,
-      scope,
-      cache,
-      ...(run.provider === undefined ? {} : { provider: run.provider }),
+    // The only asynchronous step: the stages (a summarizer call among them) and the final fit.
+    const result = await runPipeline(messages, prepared.stages, {
+      ...prepared.context,
       ...(run.signal === undefined ? {} : { signal: run.signal }),
       onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
       onFallback,
@@ -330,44 +298,6 @@ export async function runCompaction(
     });
     throw error;
   }
-}
-
-/** The stages of a run: the caller's strategy, else the policy's pipeline, with the policy's settings. */
-function stagesOf(
-  run: CompactionRun,
-  hookInstructions: string | undefined,
-  customSummary: string | undefined,
-  mode: CompactionDecision['mode'],
-) {
-  const { policy } = run;
-  const instructions = [run.instructions, hookInstructions].filter(Boolean).join('\n\n');
-  const user = run.strategyOptions ?? {};
-  const retention = {
-    ...(policy.retention.tokens === undefined ? {} : { retentionTokens: policy.retention.tokens }),
-    ...(policy.retention.messages === undefined ? {} : { retentionMessages: policy.retention.messages }),
-  };
-  const marker = policy.omissionMarker === undefined ? {} : { marker: policy.omissionMarker };
-  const onFailure =
-    mode === 'manual' ? policy.onFailure.manual : mode === 'auto' ? policy.onFailure.auto : 'extractive';
-  const options: StrategyOptions = {
-    ...user,
-    summarize: {
-      ...retention,
-      keepGoal: policy.protect.firstUserMessage,
-      placement: policy.summary.placement,
-      recentFiles: policy.protect.recentFiles.count,
-      recentFilesShare: policy.protect.recentFiles.share,
-      ...(policy.summary.maxTokens === undefined ? {} : { maxSummaryTokens: policy.summary.maxTokens }),
-      onFailure,
-      ...user.summarize,
-      ...(run.summarizer === undefined ? {} : { summarizer: run.summarizer }),
-      ...(instructions === '' ? {} : { instructions }),
-      ...(customSummary === undefined ? {} : { customSummary }),
-    },
-    truncate: { ...retention, ...marker, ...user.truncate },
-    importance: { ...retention, ...marker, ...user.importance },
-  };
-  return (run.registry ?? createStrategyRegistry()).resolve(run.strategy ?? policy.pipeline, options);
 }
 
 /** The report part of a plan (no message payloads): for events, hooks and logs. */

@@ -1,4 +1,4 @@
-import type { Message, Provider } from '../messages/types.ts';
+import type { Provider } from '../messages/types.ts';
 import type { Budget } from '../policy/budget.ts';
 import type {
   CompactionFallback,

@@ -5,7 +5,7 @@
  */
 import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { type CompactOptions, parseCompactOptions } from '../compaction/options.ts';
-import { runPlanner } from '../compaction/plan-compaction.ts';
+import { planWithOptions } from '../compaction/plan-compaction.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
@@ -159,7 +159,7 @@ function statelessFitting(
   };
   const run = async (messages: readonly Message[], compactOptions: CompactOptions) => {
     // HK-1: after several cancels in a row the hook's cancel is no longer honoured.
-    const { plan } = await runPlanner(messages, compactOptions, {
+    const { plan } = await planWithOptions(messages, compactOptions, {
       mayCancel: consecutiveCancels < DEFAULTS.maxConsecutiveCancels,
     });
     consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;

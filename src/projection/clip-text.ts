@@ -1,7 +1,7 @@
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Part } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
-import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
+import { formatCount, transformMessage } from './chatfold-metadata.ts';
 
 /** Share of the kept characters taken from the head; the rest comes from the tail. */
 const HEAD_SHARE = 0.6;

@@ -1,10 +1,7 @@
 import { DEFAULTS } from '../defaults.ts';
-import type { EngineCache } from '../messages/engine-cache.ts';
-import type { Message, Part } from '../messages/types.ts';
-import { chatfoldMetadata, formatCount, transformMessage } from '../projection/chatfold-metadata.ts';
+import { chatfoldMetadata, formatCount } from '../projection/chatfold-metadata.ts';
 import { clipMessage } from '../projection/clip-text.ts';
 import type { PlanReplacement } from '../projection/types.ts';
-import type { TokenCounter } from '../tokens/types.ts';
 import { stageEffect } from './stage-effect.ts';
 import type { Strategy, StrategyResult } from './types.ts';
 
