@@ -12,7 +12,6 @@ import type {
   CompactionMode,
   CompactionPlan,
   CompactionProgressEvent,
-  CompactionReport,
   CompactionStartEvent,
 } from '../compaction/types.ts';
 import type { Message, MessageInput } from '../messages/types.ts';
