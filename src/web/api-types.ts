@@ -270,3 +270,67 @@ export type ApiErrorCode = WebErrorCode | ChatfoldErrorCode;
 export interface ApiError {
   readonly error: { readonly code: ApiErrorCode; readonly message: string };
 }
+
+/** `PATCH /api/sessions/:id`: a new title, the chat's own auto-compaction, or both. */
+export interface SessionPatch {
+  readonly title?: string;
+  readonly autoCompaction?: WireSession['autoCompaction'];
+}
+
+/** Body of summarize, regenerate and the preview: an optional instruction for the summarizer. */
+export interface SummarizeRequest {
+  readonly instructions?: string;
+}
+
+/** `GET /api/sessions/:id/history` query (numbers as the URL carries them). */
+export interface HistoryQuery {
+  readonly query?: string;
+  readonly limit?: string;
+  readonly before?: string;
+}
+
+/**
+ * The JSON API as one contract (`METHOD path` → request body and answer), shared by the
+ * server's routes (each answers through it) and the client (each call is typed by it).
+ * `:id` is a session id.
+ */
+export interface ApiRoutes {
+  readonly 'GET /api/info': { readonly body: undefined; readonly response: ServerInfo };
+  readonly 'GET /api/settings': { readonly body: undefined; readonly response: { settings: WebSettings } };
+  readonly 'PUT /api/settings': {
+    readonly body: Partial<WebSettings>;
+    readonly response: { settings: WebSettings };
+  };
+  readonly 'GET /api/sessions': { readonly body: undefined; readonly response: { sessions: WireSession[] } };
+  readonly 'POST /api/sessions': {
+    readonly body: { readonly title?: string };
+    readonly response: { session: WireSession };
+  };
+  readonly 'GET /api/sessions/:id': { readonly body: undefined; readonly response: SessionView };
+  readonly 'PATCH /api/sessions/:id': {
+    readonly body: SessionPatch;
+    readonly response: { session: WireSession };
+  };
+  readonly 'DELETE /api/sessions/:id': { readonly body: undefined; readonly response: { deleted: true } };
+  readonly 'GET /api/sessions/:id/gauge': { readonly body: undefined; readonly response: { gauge: Gauge } };
+  readonly 'POST /api/sessions/:id/stop': {
+    readonly body: Record<string, never>;
+    readonly response: { stopped: boolean };
+  };
+  readonly 'GET /api/sessions/:id/history': { readonly body: undefined; readonly response: HistoryPage };
+  readonly 'GET /api/sessions/:id/compactions': {
+    readonly body: undefined;
+    readonly response: { compactions: WireCompaction[] };
+  };
+  readonly 'POST /api/sessions/:id/compactions/preview': {
+    readonly body: SummarizeRequest;
+    readonly response: CompactionPreview;
+  };
+}
+
+/** The streamed routes (server-sent {@link StreamEvent}s) and their request bodies. */
+export interface StreamRoutes {
+  readonly 'POST /api/sessions/:id/turns': { readonly text: string };
+  readonly 'POST /api/sessions/:id/compactions': SummarizeRequest;
+  readonly 'POST /api/sessions/:id/compactions/regenerate': SummarizeRequest;
+}

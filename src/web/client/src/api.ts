@@ -2,7 +2,14 @@
 // the URL fragment the server printed (`#token=…`, never sent to a server) and lives in session
 // storage; every request carries it as a bearer token.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { ApiError as ApiErrorBody, ApiErrorCode, StreamEvent } from '../../api-types.ts';
+import type {
+  ApiError as ApiErrorBody,
+  ApiErrorCode,
+  ApiRoutes,
+  HistoryQuery,
+  StreamEvent,
+  StreamRoutes,
+} from '../../api-types.ts';
 
 const TOKEN_KEY = 'chatfold.token';
 
@@ -90,9 +97,54 @@ export async function* streamEvents(
   }
 }
 
-/** Path of a session's API resource. */
-export const sessionPath = (id: string, rest = ''): string =>
-  `/api/sessions/${encodeURIComponent(id)}${rest}`;
+/** What a call of a route needs: the session id for `:id` routes, the body it takes, a query. */
+type CallOptions<R extends keyof ApiRoutes> = (R extends `${string}:id${string}`
+  ? { readonly id: string }
+  : { readonly id?: never }) &
+  (ApiRoutes[R]['body'] extends undefined
+    ? { readonly body?: never }
+    : { readonly body: ApiRoutes[R]['body'] }) & {
+    readonly query?: R extends 'GET /api/sessions/:id/history' ? HistoryQuery : never;
+    readonly signal?: AbortSignal;
+  };
+
+/** The URL path of a route (`:id` filled in, the query appended). */
+function routePath(route: string, id: string | undefined, query?: HistoryQuery): string {
+  // A HistoryQuery holds strings only.
+  const path = route.slice(route.indexOf(' ') + 1).replace(':id', encodeURIComponent(id ?? ''));
+  const search = query === undefined ? '' : new URLSearchParams({ ...query }).toString();
+  return search === '' ? path : `${path}?${search}`;
+}
+
+/**
+ * Calls a route of the API contract: the body and the answer are typed by `ApiRoutes`, the
+ * same contract the server's routes answer through.
+ *
+ * @example
+ * const { session } = await call('POST /api/sessions', { body: {} });
+ * const view = await call('GET /api/sessions/:id', { id: session.id });
+ */
+export function call<R extends keyof ApiRoutes>(
+  route: R,
+  options: CallOptions<R>,
+): Promise<ApiRoutes[R]['response']> {
+  const method = route.slice(0, route.indexOf(' '));
+  return api<ApiRoutes[R]['response']>(routePath(route, options.id, options.query), {
+    method,
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}
+
+/** Streams a route of `StreamRoutes` (a turn, a summary, a regeneration) for a session. */
+export function streamRoute<R extends keyof StreamRoutes>(
+  route: R,
+  id: string,
+  body: StreamRoutes[R],
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent> {
+  return streamEvents(routePath(route, id), body, signal);
+}
 
 /**
  * Stops the session's running turn or summary on the server (Stop, Cancel). Its stream stays
@@ -101,9 +153,6 @@ export const sessionPath = (id: string, rest = ''): string =>
  * @returns false when nothing was running.
  */
 export async function stopRun(sessionId: string): Promise<boolean> {
-  const { stopped } = await api<{ stopped: boolean }>(sessionPath(sessionId, '/stop'), {
-    method: 'POST',
-    body: {},
-  });
+  const { stopped } = await call('POST /api/sessions/:id/stop', { id: sessionId, body: {} });
   return stopped;
 }

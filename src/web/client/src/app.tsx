@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { ServerInfo, WebSettings, WireSession } from '../../api-types.ts';
-import { api } from './api.ts';
+import { call } from './api.ts';
 import { ChatView } from './components/chat-view.tsx';
 import type { CompactionDialogMode } from './components/compaction-dialog.tsx';
 import { FakeProviderBanner } from './components/fake-provider-banner.tsx';
@@ -32,9 +32,9 @@ export function App() {
 
   useEffect(() => {
     Promise.all([
-      api<ServerInfo>('/api/info'),
-      api<{ sessions: WireSession[] }>('/api/sessions'),
-      api<{ settings: WebSettings }>('/api/settings'),
+      call('GET /api/info', {}),
+      call('GET /api/sessions', {}),
+      call('GET /api/settings', {}),
     ]).then(
       ([loadedInfo, list, loadedSettings]) => {
         setInfo(loadedInfo);
@@ -68,7 +68,7 @@ export function App() {
 
   const startChat = async (text: string): Promise<void> => {
     try {
-      const { session } = await api<{ session: WireSession }>('/api/sessions', { method: 'POST', body: {} });
+      const { session } = await call('POST /api/sessions', { body: {} });
       upsert(session);
       setPending({ sessionId: session.id, text });
       navigate({ page: 'chat', sessionId: session.id });

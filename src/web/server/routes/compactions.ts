@@ -4,6 +4,7 @@ import type { CompactionPreview } from '../../api-types.ts';
 import { manualSummary } from '../manual-summary.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
 import { regenerateSummary } from '../regenerate-summary.ts';
+import { reply } from '../reply.ts';
 import { requireSession, toWireCompaction } from '../session-view.ts';
 import { streamSessionRun } from '../stream-session-run.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -11,7 +12,7 @@ import type { WebDeps } from '../web-deps.ts';
 /** Longest custom instruction for the summarizer (SUM-3). */
 export const MAX_INSTRUCTIONS_CHARS = 4000;
 
-const summarizeBody = z.strictObject({
+export const summarizeBody = z.strictObject({
   instructions: z
     .string()
     .trim()
@@ -41,7 +42,9 @@ export function compactionRoutes(deps: WebDeps): Hono {
       await requireSession(deps.store, sessionId);
       const agent = await deps.pool.agent(sessionId);
       const records = await agent.session.compactions();
-      return context.json({ compactions: [...records].reverse().map(toWireCompaction) });
+      return reply(context, 'GET /api/sessions/:id/compactions', {
+        compactions: [...records].reverse().map(toWireCompaction),
+      });
     })
     .post('/:id/compactions/preview', async (context) => {
       const sessionId = sessionIdParam(context);
@@ -62,7 +65,7 @@ export function compactionRoutes(deps: WebDeps): Hono {
         estimatedTokensAfter: plan.tokensAfter,
         ...(warning === undefined ? {} : { warning }),
       };
-      return context.json(preview);
+      return reply(context, 'POST /api/sessions/:id/compactions/preview', preview);
     })
     .post('/:id/compactions', async (context) => {
       const sessionId = sessionIdParam(context);

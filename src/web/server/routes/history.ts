@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { HistoryPage } from '../../api-types.ts';
 import { parseQuery, sessionIdParam } from '../parse-request.ts';
+import { reply } from '../reply.ts';
 import { requireSession, toWireMessages } from '../session-view.ts';
 import type { WebDeps } from '../web-deps.ts';
 
@@ -15,7 +16,7 @@ const positive = (max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(1).max(max));
 
-const historyQuery = z.object({
+export const historyQuery = z.object({
   query: z.string().max(500, 'a search has at most 500 characters').optional(),
   limit: positive(500).optional(),
   before: positive(Number.MAX_SAFE_INTEGER).optional(),
@@ -46,6 +47,6 @@ export function historyRoutes(deps: WebDeps): Hono {
       ...(text === '' ? {} : { query: text }),
       ...(entries.length === pageSize && oldest !== undefined && oldest > 1 ? { nextBefore: oldest } : {}),
     };
-    return context.json(page);
+    return reply(context, 'GET /api/sessions/:id/history', page);
   });
 }

@@ -11,6 +11,7 @@ import type { SessionView } from '../../api-types.ts';
 import { AUTO_COMPACTION_KEY } from '../agent-pool.ts';
 import { HttpError } from '../http-error.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
+import { reply } from '../reply.ts';
 import { requireSession, toWireMessages, toWireSession, toWireSummary } from '../session-view.ts';
 import type { WebDeps } from '../web-deps.ts';
 
@@ -26,8 +27,8 @@ const title = z
   .min(1, 'a title must not be empty')
   .max(MAX_SESSION_TITLE, `a title has at most ${MAX_SESSION_TITLE} characters`);
 
-const createBody = z.strictObject({ title: title.optional() });
-const updateBody = z
+export const createBody = z.strictObject({ title: title.optional() });
+export const updateBody = z
   .strictObject({ title: title.optional(), autoCompaction: z.enum(['inherit', 'on', 'off']).optional() })
   .refine(
     (body) => body.title !== undefined || body.autoCompaction !== undefined,
@@ -37,14 +38,17 @@ const updateBody = z
 /**
  * Sessions (WEB-1): `GET /api/sessions` (list), `POST /api/sessions` (new), `GET
  * /api/sessions/:id` (the chat view: summary, messages since it, gauge), `PATCH
- * /api/sessions/:id` (rename, per-session auto-compaction), `GET /api/sessions/:id/gauge`.
+ * /api/sessions/:id` (rename, per-session auto-compaction), `GET /api/sessions/:id/gauge`,
+ * `DELETE /api/sessions/:id` (soft: the chat leaves the list and the API; the store keeps its
+ * messages and the time of deletion, since the history is append-only). Every answer goes
+ * through the `ApiRoutes` contract the client is typed by.
  */
 export function sessionRoutes(deps: WebDeps): Hono {
   const { store } = deps;
   return new Hono()
     .get('/', async (context) => {
       const sessions = await store.listSessions({ limit: SESSION_LIST_LIMIT });
-      return context.json({
+      return reply(context, 'GET /api/sessions', {
         sessions: sessions.filter((info) => !isDeletedSession(info)).map(toWireSession),
       });
     })
@@ -55,7 +59,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
         id,
         body.title === undefined ? {} : { [SESSION_TITLE_KEY]: body.title },
       );
-      return context.json({ session: toWireSession(info) }, 201);
+      return reply(context, 'POST /api/sessions', { session: toWireSession(info) }, 201);
     })
     .get('/:id', async (context) => {
       const sessionId = sessionIdParam(context);
@@ -80,7 +84,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
         messages: toWireMessages(active.filter((entry) => entry.message.role !== 'system')),
         olderInContext: entries.length < CHAT_VIEW_LIMIT ? 0 : Math.max(0, inContextTotal - active.length),
       };
-      return context.json(view);
+      return reply(context, 'GET /api/sessions/:id', view);
     })
     .patch('/:id', async (context) => {
       const sessionId = sessionIdParam(context);
@@ -90,7 +94,7 @@ export function sessionRoutes(deps: WebDeps): Hono {
         ...(body.title === undefined ? {} : { [SESSION_TITLE_KEY]: body.title }),
         ...(body.autoCompaction === undefined ? {} : { [AUTO_COMPACTION_KEY]: body.autoCompaction }),
       });
-      return context.json({ session: toWireSession(info) });
+      return reply(context, 'PATCH /api/sessions/:id', { session: toWireSession(info) });
     })
     .delete('/:id', async (context) => {
       const sessionId = sessionIdParam(context);
@@ -103,11 +107,11 @@ export function sessionRoutes(deps: WebDeps): Hono {
         );
       }
       await deleteSession(store, sessionId);
-      return context.json({ deleted: true });
+      return reply(context, 'DELETE /api/sessions/:id', { deleted: true });
     })
     .get('/:id/gauge', async (context) => {
       const sessionId = sessionIdParam(context);
       await requireSession(store, sessionId);
-      return context.json({ gauge: await deps.gauge(sessionId) });
+      return reply(context, 'GET /api/sessions/:id/gauge', { gauge: await deps.gauge(sessionId) });
     });
 }

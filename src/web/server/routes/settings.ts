@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { parseBody } from '../parse-request.ts';
+import { reply } from '../reply.ts';
 import type { WebDeps } from '../web-deps.ts';
 import { webSettingsPatchSchema } from '../web-settings.ts';
 
@@ -11,9 +12,11 @@ import { webSettingsPatchSchema } from '../web-settings.ts';
  */
 export function settingsRoutes(deps: WebDeps): Hono {
   return new Hono()
-    .get('/', async (context) => context.json({ settings: await deps.settings.read() }))
+    .get('/', async (context) =>
+      reply(context, 'GET /api/settings', { settings: await deps.settings.read() }),
+    )
     .put('/', async (context) => {
       const patch = await parseBody(context, webSettingsPatchSchema);
-      return context.json({ settings: await deps.settings.write(patch) });
+      return reply(context, 'PUT /api/settings', { settings: await deps.settings.write(patch) });
     });
 }

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { SESSION_TITLE_KEY, sessionTitle } from '../../../agent/session-metadata.ts';
 import { parseBody, sessionIdParam } from '../parse-request.ts';
+import { reply } from '../reply.ts';
 import { requireSession } from '../session-view.ts';
 import { streamSessionRun } from '../stream-session-run.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -11,7 +12,7 @@ export const MAX_TURN_CHARS = 100_000;
 /** Characters of the first message used as the title of an untitled session. */
 const TITLE_FROM_TEXT = 60;
 
-const turnBody = z.strictObject({
+export const turnBody = z.strictObject({
   text: z
     .string()
     .max(MAX_TURN_CHARS, `a message has at most ${MAX_TURN_CHARS.toLocaleString('en-US')} characters`)
@@ -52,7 +53,7 @@ export function turnRoutes(deps: WebDeps): Hono {
       // Stop and Cancel (FR-2.3.3): the running stream stores what was produced, then ends.
       const sessionId = sessionIdParam(context);
       await requireSession(deps.store, sessionId);
-      return context.json({ stopped: deps.pool.stop(sessionId) });
+      return reply(context, 'POST /api/sessions/:id/stop', { stopped: deps.pool.stop(sessionId) });
     })
     .post('/:id/turns', async (context) => {
       const sessionId = sessionIdParam(context);

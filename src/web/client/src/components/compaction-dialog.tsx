@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiErrorCode, CompactionPreview, Gauge, WireCompactionResult } from '../../../api-types.ts';
-import { api, sessionPath, stopRun, streamEvents } from '../api.ts';
+import { call, stopRun, streamRoute } from '../api.ts';
 import { formatCount, formatDuration, plural } from '../format.ts';
 import { Dialog } from './dialog.tsx';
 
@@ -75,8 +75,8 @@ export function CompactionDialog({
   useEffect(() => {
     if (mode !== 'summarize') return undefined;
     const controller = new AbortController();
-    api<CompactionPreview>(sessionPath(sessionId, '/compactions/preview'), {
-      method: 'POST',
+    call('POST /api/sessions/:id/compactions/preview', {
+      id: sessionId,
       body: {},
       signal: controller.signal,
     }).then(
@@ -100,10 +100,13 @@ export function CompactionDialog({
     let aborted = false;
     let tokensAfter: number | undefined;
     setPhase({ step: 'running', text, stopping: false });
-    const path = sessionPath(sessionId, mode === 'summarize' ? '/compactions' : '/compactions/regenerate');
+    const route =
+      mode === 'summarize'
+        ? 'POST /api/sessions/:id/compactions'
+        : 'POST /api/sessions/:id/compactions/regenerate';
     const body = instructions.trim() === '' ? {} : { instructions: instructions.trim() };
     try {
-      for await (const event of streamEvents(path, body, controller.signal)) {
+      for await (const event of streamRoute(route, sessionId, body, controller.signal)) {
         if (event.type === 'compaction-progress') {
           text += event.text;
           setPhase((current) =>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { HistoryPage, WireCompaction, WireMessage } from '../../../api-types.ts';
-import { api, sessionPath } from '../api.ts';
+import type { HistoryPage, HistoryQuery, WireCompaction, WireMessage } from '../../../api-types.ts';
+import { call } from '../api.ts';
 import { formatCount, formatDuration, formatTime, plural } from '../format.ts';
 import { href } from '../router.ts';
 import { MessageView } from './message-view.tsx';
@@ -63,11 +63,12 @@ export function HistoryView({ sessionId }: { readonly sessionId: string }) {
 
   const load = useCallback(
     async (text: string, before?: number) => {
-      const params = new URLSearchParams();
-      if (text !== '') params.set('query', text);
-      if (before !== undefined) params.set('before', String(before));
+      const query: HistoryQuery = {
+        ...(text === '' ? {} : { query: text }),
+        ...(before === undefined ? {} : { before: String(before) }),
+      };
       try {
-        const next = await api<HistoryPage>(sessionPath(sessionId, `/history?${params}`));
+        const next = await call('GET /api/sessions/:id/history', { id: sessionId, query });
         setPage(next);
         setMessages((current) => (before === undefined ? next.messages : [...next.messages, ...current]));
         setError(undefined);
@@ -83,7 +84,7 @@ export function HistoryView({ sessionId }: { readonly sessionId: string }) {
   }, [load, query]);
 
   useEffect(() => {
-    api<{ compactions: WireCompaction[] }>(sessionPath(sessionId, '/compactions')).then(
+    call('GET /api/sessions/:id/compactions', { id: sessionId }).then(
       (body) => setCompactions(body.compactions),
       (failure: Error) => setError(failure.message),
     );

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WireSession } from '../../../api-types.ts';
-import { api, sessionPath } from '../api.ts';
+import { call } from '../api.ts';
 import { href, navigate } from '../router.ts';
 import { Dialog } from './dialog.tsx';
 
@@ -48,10 +48,7 @@ function SessionMenu({
   const [error, setError] = useState<string | undefined>(undefined);
   const update = async (body: Record<string, string>): Promise<void> => {
     try {
-      const { session: next } = await api<{ session: WireSession }>(sessionPath(session.id), {
-        method: 'PATCH',
-        body,
-      });
+      const { session: next } = await call('PATCH /api/sessions/:id', { id: session.id, body });
       onUpdated(next);
       setError(undefined);
     } catch (failure) {
@@ -153,7 +150,7 @@ function DeleteDialog({
             type="button"
             class="danger"
             onClick={() => {
-              api(sessionPath(session.id), { method: 'DELETE' }).then(
+              call('DELETE /api/sessions/:id', { id: session.id }).then(
                 () => {
                   onDeleted(session.id);
                   onClose();
@@ -201,7 +198,7 @@ export function SessionList({
 
   const create = async (): Promise<void> => {
     try {
-      const { session } = await api<{ session: WireSession }>('/api/sessions', { method: 'POST', body: {} });
+      const { session } = await call('POST /api/sessions', { body: {} });
       onCreated(session);
       navigate({ page: 'chat', sessionId: session.id });
     } catch (failure) {

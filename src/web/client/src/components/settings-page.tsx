@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ServerInfo, WebSettings } from '../../../api-types.ts';
-import { api } from '../api.ts';
+import { call } from '../api.ts';
 import { PolicySummary } from './policy-summary.tsx';
 
 /** Props of {@link SettingsPage}. */
@@ -22,7 +22,7 @@ export function SettingsPage({ info, onSaved }: SettingsPageProps) {
   const [status, setStatus] = useState<{ text: string; tone: 'ok' | 'error' } | undefined>(undefined);
 
   useEffect(() => {
-    api<{ settings: WebSettings }>('/api/settings').then(
+    call('GET /api/settings', {}).then(
       ({ settings: loaded }) => {
         setSettings(loaded);
         const rows = Object.entries(loaded.thresholds).map(([model, fraction]) => ({
@@ -60,10 +60,7 @@ export function SettingsPage({ info, onSaved }: SettingsPageProps) {
       map[row.model.trim()] = Number(row.percent) / 100;
     }
     try {
-      const saved = await api<{ settings: WebSettings }>('/api/settings', {
-        method: 'PUT',
-        body: { ...settings, thresholds: map },
-      });
+      const saved = await call('PUT /api/settings', { body: { ...settings, thresholds: map } });
       setSettings(saved.settings);
       onSaved(saved.settings);
       setStatus({ text: 'Settings saved.', tone: 'ok' });

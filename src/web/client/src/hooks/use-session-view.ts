@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Gauge, SessionView, WireSession } from '../../../api-types.ts';
-import { api, sessionPath } from '../api.ts';
+import { call } from '../api.ts';
 
 /**
  * A chat as `GET /api/sessions/:id` describes it (summary, active context, gauge), loaded when
@@ -13,7 +13,7 @@ export function useSessionView(sessionId: string, onSessionChanged: (session: Wi
 
   const reload = useCallback(async (): Promise<void> => {
     try {
-      const next = await api<SessionView>(sessionPath(sessionId));
+      const next = await call('GET /api/sessions/:id', { id: sessionId });
       setView(next);
       setLoadError(undefined);
       onSessionChanged(next.session);

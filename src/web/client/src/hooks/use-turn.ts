@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import type { StreamEvent, WireCompactionResult } from '../../../api-types.ts';
-import { sessionPath, stopRun, streamEvents } from '../api.ts';
+import { stopRun, streamRoute } from '../api.ts';
 import type { StreamItem } from '../components/streaming-turn.tsx';
 import { formatCount, plural } from '../format.ts';
 
@@ -87,7 +87,12 @@ export function useTurn({ sessionId, onGauge, onAutoCompaction, onStored }: UseT
       setTurn({ user: text, items: [] });
       let stopped = false;
       try {
-        for await (const event of streamEvents(sessionPath(sessionId, '/turns'), { text }, abort.signal)) {
+        for await (const event of streamRoute(
+          'POST /api/sessions/:id/turns',
+          sessionId,
+          { text },
+          abort.signal,
+        )) {
           if (event.type === 'gauge') onGauge(event.gauge);
           if (event.type === 'done' && event.reason === 'aborted') stopped = true;
           if (
