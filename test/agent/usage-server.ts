@@ -93,6 +93,7 @@ export async function startUsageServer({
   reporting,
   answer = 'Noted.',
   summary = answer,
+  contextLength,
   stall,
 }: {
   shape: ServerShape;
@@ -100,6 +101,11 @@ export async function startUsageServer({
   answer?: string;
   /** The answer to summary requests (see `isSummary`). Default `answer`. */
   summary?: string;
+  /**
+   * The context window the server says it has, where servers say it: vLLM's `max_model_len` in
+   * `/v1/models`, llama.cpp's `n_ctx` in `/props`. Default: it does not say.
+   */
+  contextLength?: number;
   /** A server that takes the request and then goes silent: before any byte, or after the first chunk. */
   stall?: 'before-headers' | 'after-first-chunk';
 }): Promise<UsageServer> {
@@ -161,8 +167,34 @@ export async function startUsageServer({
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (request.method === 'GET' && request.url?.endsWith('/models')) {
       response.writeHead(200, { 'content-type': 'application/json' });
+      const entry =
+        shape === 'vllm' && contextLength !== undefined
+          ? {
+              id: model,
+              object: 'model',
+              owned_by: 'vllm',
+              root: model,
+              parent: null,
+              max_model_len: contextLength,
+            }
+          : { id: model, object: 'model', owned_by: shape };
+      response.end(JSON.stringify({ object: 'list', data: [entry] }));
+      return;
+    }
+    if (
+      request.method === 'GET' &&
+      request.url === '/props' &&
+      shape === 'llama.cpp' &&
+      contextLength !== undefined
+    ) {
+      response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
-        JSON.stringify({ object: 'list', data: [{ id: model, object: 'model', owned_by: shape }] }),
+        JSON.stringify({
+          default_generation_settings: { n_ctx: contextLength, params: { n_predict: -1 } },
+          total_slots: 1,
+          model_path: '/models/qwen2.5-32b-instruct-q4_k_m.gguf',
+          chat_template: '{% for message in messages %}…{% endfor %}',
+        }),
       );
       return;
     }

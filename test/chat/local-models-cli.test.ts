@@ -178,3 +178,62 @@ describe('the documents’ agent files run as written (issue 18 item 2)', { time
     expect(run).toMatchObject({ code: 0, stdout: 'Hello from the local model.\n', stderr: '' });
   });
 });
+
+describe('a local server that says its window (vLLM, llama.cpp): no assumption, no warning', {
+  timeout: 60_000,
+}, () => {
+  it('vLLM’s max_model_len for the served model is the window', async () => {
+    server = await startUsageServer({
+      shape: 'vllm',
+      reporting: 'correct',
+      answer: 'Ok.',
+      contextLength: 32_768,
+    });
+    const home = chatHome();
+    const run = await chatfold(
+      home,
+      ['chat', ...localModel(server.baseURL, 'Qwen/Qwen2.5-32B-Instruct'), '--store', home.store],
+      'hello\n/context\n',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'context window 32,768 tokens, as the server reports (vLLM max_model_len); --window overrides it\n',
+    );
+    expect(run.stderr).not.toContain('unknown model');
+    expect(run.stdout).toMatch(/openai-compatible:Qwen\/Qwen2\.5-32B-Instruct • [\d.k]+\/33k tokens/);
+  });
+
+  it('llama.cpp’s n_ctx is the window, whatever the registry says of the model name: requests stay inside it', async () => {
+    server = await startUsageServer({
+      shape: 'llama.cpp',
+      reporting: 'correct',
+      answer: 'Noted.',
+      contextLength: 4096,
+    });
+    const home = chatHome();
+    const turns = Array.from(
+      { length: 14 },
+      (_, i) => `Turn ${i}: ${'the roses along the fence need water and shade in summer; '.repeat(25)}`,
+    );
+    const run = await chatfold(
+      home,
+      ['chat', ...localModel(server.baseURL), '--store', home.store],
+      `${turns.join('\n')}\n`,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('context window 4,096 tokens, as the server reports (llama.cpp n_ctx)');
+    expect(Math.max(...server.requests.map((request) => request.promptTokens))).toBeLessThanOrEqual(4096);
+    // --window wins over what the server says.
+    const overridden = await chatfold(home, [
+      'chat',
+      ...localModel(server.baseURL),
+      '--window',
+      '3000',
+      '--store',
+      home.store,
+      '--print',
+      'hi',
+    ]);
+    expect(overridden.stderr).not.toContain('as the server reports');
+  });
+});

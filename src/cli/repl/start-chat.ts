@@ -9,6 +9,7 @@ import type { Agent, AgentContextOptions, AgentModelSpec, AgentTool } from '../.
 import { openWorkspaceRoot } from '../../agent/workspace/workspace-root.ts';
 import { WORKSPACE_TOOL_NAMES, workspaceTools } from '../../agent/workspace/workspace-tools.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { type DiscoveredWindow, discoverWindow } from '../discover-window.ts';
 import { type OpenedStore, openStore } from '../open-store.ts';
 import { plural } from '../plural.ts';
 import { createEventRenderer } from './render-events.ts';
@@ -195,14 +196,24 @@ async function openAgent(
   agentRef: string | undefined,
   options: ChatCliOptions,
   store: OpenedStore,
-): Promise<Agent> {
+): Promise<{ agent: Agent; discovered: DiscoveredWindow | undefined }> {
   const loaded = agentRef === undefined ? undefined : await loadAgentFile(agentRef);
-  const model = modelSpecOf(loaded, options);
+  let model = modelSpecOf(loaded, options);
   if (options.workspace !== undefined) await checkWorkspaceOption(options.workspace);
   const workspace = await openWorkspaceRoot(options.workspace ?? process.cwd());
   const toolNames = loaded === undefined ? WORKSPACE_TOOL_NAMES : (loaded.file.tools ?? []);
   const tools = workspaceTools(workspace, { names: toolNames }) as Record<string, AgentTool<unknown>>;
   if (model.baseURL !== undefined) await checkReachable(model.baseURL);
+  // A local server may say how large its window is: better than assuming one.
+  let discovered: DiscoveredWindow | undefined;
+  if (
+    model.provider === 'openai-compatible' &&
+    model.baseURL !== undefined &&
+    model.maxInputTokens === undefined
+  ) {
+    discovered = await discoverWindow(model.baseURL, model.name);
+    if (discovered !== undefined) model = { ...model, maxInputTokens: discovered.tokens };
+  }
   // --base-url reaches the summarizer too when it is served by the same provider (a proxy, a local server).
   const fileSummarizer = loaded?.file.summarizer;
   const summarizer =
@@ -213,7 +224,7 @@ async function openAgent(
           fileSummarizer.provider === model.provider
         ? { ...fileSummarizer, baseURL: options.baseUrl }
         : fileSummarizer;
-  return createAgent({
+  const agent = await createAgent({
     model,
     name: loaded?.file.name ?? 'chat',
     ...(loaded === undefined
@@ -232,6 +243,7 @@ async function openAgent(
     requestTimeoutMs: timeoutOption(options.timeout),
     ...(summarizer === undefined ? {} : { summarizer: definedOnly(summarizer) as AgentModelSpec }),
   });
+  return { agent, discovered };
 }
 
 /** `--print "prompt"`: one turn, the answer on stdout, notices on stderr; exit 1 on error, 130 when interrupted. */
@@ -263,8 +275,15 @@ export async function startChat(agentRef: string | undefined, options: ChatCliOp
   const store = openStore(options.store);
   try {
     await checkSessionOption(options, store);
-    const agent = await openAgent(agentRef, options, store);
+    const { agent, discovered } = await openAgent(agentRef, options, store);
     for (const warning of agent.warnings) terminal.notice(`${terminal.style.yellow(warningLine(warning))}\n`);
+    if (discovered !== undefined) {
+      terminal.notice(
+        terminal.style.dim(
+          `context window ${discovered.tokens.toLocaleString('en-US')} tokens, as the server reports (${discovered.source}); --window overrides it\n`,
+        ),
+      );
+    }
     const status = await agent.session.status();
     const resumeCommand = resumeCommandOf(agentRef, agent.session.id, options);
     if (status.messagesInHistory > 0) {
