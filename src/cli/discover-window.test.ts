@@ -46,7 +46,21 @@ describe('discoverWindow', () => {
     expect(asked).toEqual(['http://h:8080/v1/models', 'http://h:8080/props']);
   });
 
-  it('a server that says nothing (Ollama), or says nonsense: undefined', async () => {
+  it('Ollama: the context_length the model was loaded with (/api/ps), not its trained length', async () => {
+    const ps = {
+      models: [
+        { name: 'llama3.1:8b', model: 'llama3.1:8b', context_length: 8192 },
+        { name: 'qwen2.5:32b', model: 'qwen2.5:32b', size_vram: 21_000_000_000, context_length: 4096 },
+      ],
+    };
+    const { fetchImpl } = fakeFetch({ 'http://h:11434/api/ps': ps });
+    expect(await discoverWindow('http://h:11434/v1', 'qwen2.5:32b', fetchImpl)).toEqual({
+      tokens: 4096,
+      source: 'Ollama context_length of the loaded model',
+    });
+  });
+
+  it('a server that says nothing (an Ollama model not loaded yet), or says nonsense: undefined', async () => {
     expect(
       await discoverWindow(
         'http://h:11434/v1',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** A context window a local server reported, and where it came from. */
 export interface DiscoveredWindow {
   readonly tokens: number;
-  /** `vLLM max_model_len`, `llama.cpp n_ctx`. */
+  /** `vLLM max_model_len`, `llama.cpp n_ctx`, `Ollama context_length of the loaded model`. */
   readonly source: string;
 }
 
@@ -19,6 +19,13 @@ const vllmModels = z.object({
 const llamaCppProps = z.object({
   default_generation_settings: z.object({ n_ctx: positive }).loose(),
 });
+// Ollama: GET /api/ps lists the loaded models with the context they were loaded with (its
+// num_ctx, OLLAMA_CONTEXT_LENGTH or its default — not the model's trained length).
+const ollamaRunning = z.object({
+  models: z.array(
+    z.object({ name: z.string(), model: z.string().optional(), context_length: positive.optional() }).loose(),
+  ),
+});
 
 async function getJson(url: string, fetchImpl: typeof fetch): Promise<unknown> {
   try {
@@ -32,8 +39,9 @@ async function getJson(url: string, fetchImpl: typeof fetch): Promise<unknown> {
 /**
  * Asks an OpenAI-compatible server how large the model's context window is, where the server
  * says it: vLLM's `max_model_len` for the model in `/v1/models`, llama.cpp's per-slot `n_ctx` in
- * `/props`. Ollama and LM Studio say nothing reliable (Ollama serves with its `num_ctx`, not the
- * model's trained length), so for them this is `undefined`.
+ * `/props`, Ollama's `context_length` of the model in `/api/ps` when it is loaded (what Ollama
+ * truncates to, silently). `undefined` when the server does not say (LM Studio, an Ollama model
+ * not loaded yet).
  *
  * @param baseURL The server's OpenAI-compatible base URL (`http://localhost:8000/v1`).
  * @param model The model id requests name.
@@ -48,8 +56,16 @@ export async function discoverWindow(
   const served = models.success ? models.data.data.find((entry) => entry.id === model) : undefined;
   if (served?.max_model_len !== undefined)
     return { tokens: served.max_model_len, source: 'vLLM max_model_len' };
-  const props = llamaCppProps.safeParse(await getJson(`${base.replace(/\/v1$/, '')}/props`, fetchImpl));
+  const root = base.replace(/\/v1$/, '');
+  const props = llamaCppProps.safeParse(await getJson(`${root}/props`, fetchImpl));
   if (props.success)
     return { tokens: props.data.default_generation_settings.n_ctx, source: 'llama.cpp n_ctx' };
+  const running = ollamaRunning.safeParse(await getJson(`${root}/api/ps`, fetchImpl));
+  const loaded = running.success
+    ? running.data.models.find((entry) => entry.name === model || entry.model === model)
+    : undefined;
+  if (loaded?.context_length !== undefined) {
+    return { tokens: loaded.context_length, source: 'Ollama context_length of the loaded model' };
+  }
   return undefined;
 }

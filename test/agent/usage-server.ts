@@ -103,7 +103,8 @@ export async function startUsageServer({
   summary?: string;
   /**
    * The context window the server says it has, where servers say it: vLLM's `max_model_len` in
-   * `/v1/models`, llama.cpp's `n_ctx` in `/props`. Default: it does not say.
+   * `/v1/models`, llama.cpp's `n_ctx` in `/props`, Ollama's `context_length` in `/api/ps`.
+   * Default: it does not say.
    */
   contextLength?: number;
   /** A server that takes the request and then goes silent: before any byte, or after the first chunk. */
@@ -179,6 +180,27 @@ export async function startUsageServer({
             }
           : { id: model, object: 'model', owned_by: shape };
       response.end(JSON.stringify({ object: 'list', data: [entry] }));
+      return;
+    }
+    if (
+      request.method === 'GET' &&
+      request.url === '/api/ps' &&
+      shape === 'ollama' &&
+      contextLength !== undefined
+    ) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const details = {
+        format: 'gguf',
+        family: 'qwen2',
+        parameter_size: '32.8B',
+        quantization_level: 'Q4_K_M',
+      };
+      const size = 21_000_000_000;
+      response.end(
+        JSON.stringify({
+          models: [{ name: model, model, size, details, size_vram: size, context_length: contextLength }],
+        }),
+      );
       return;
     }
     if (

@@ -236,4 +236,29 @@ describe('a local server that says its window (vLLM, llama.cpp): no assumption, 
     ]);
     expect(overridden.stderr).not.toContain('as the server reports');
   });
+
+  it('Ollama’s loaded context_length is the window (what it truncates to, silently): no request over it, even fresh-only', async () => {
+    server = await startUsageServer({
+      shape: 'ollama',
+      reporting: 'fresh-only',
+      answer: 'Noted.',
+      contextLength: 4096,
+    });
+    const home = chatHome();
+    const turns = Array.from(
+      { length: 14 },
+      (_, i) => `Turn ${i}: ${'the roses along the fence need water and shade in summer; '.repeat(25)}`,
+    );
+    const run = await chatfold(
+      home,
+      ['chat', ...localModel(server.baseURL, 'qwen2.5:32b'), '--store', home.store],
+      `${turns.join('\n')}\n`,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'context window 4,096 tokens, as the server reports (Ollama context_length of the loaded model)',
+    );
+    expect(run.stderr).not.toContain('unknown model');
+    expect(Math.max(...server.requests.map((request) => request.promptTokens))).toBeLessThanOrEqual(4096);
+  });
 });
