@@ -490,6 +490,43 @@ describe.skipIf(!HAS_CHROMIUM)(
       }
       expect(problems).toEqual([]);
     });
+
+    it('every main view at 375 px, light and dark: the history, the summarize dialog and the settings fit; no serious axe-core violation', async () => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await context.close();
+        page = await openPage(375, 760, scheme);
+        await page.getByRole('button', { name: 'Open the chat list' }).click();
+        await page
+          .getByRole('navigation', { name: 'Chats' })
+          .getByRole('link', { name: 'turn-1 of the working chat' })
+          .click();
+        await page.getByRole('region', { name: 'Summary of earlier messages' }).waitFor();
+        const dialog = await openSummarize();
+        await docShot(`summarize-mobile-${scheme}.png`);
+        expect(await seriousViolations()).toEqual([]);
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await page.getByRole('button', { name: 'Chat actions' }).click();
+        await page.locator('#chat-menu-items').getByRole('link', { name: 'View full history' }).click();
+        await page.getByRole('region', { name: 'History messages' }).getByRole('article').first().waitFor();
+        await docShot(`history-mobile-${scheme}.png`);
+        expect(await seriousViolations()).toEqual([]);
+        await page.getByRole('button', { name: 'Open the chat list' }).click();
+        await page.getByRole('link', { name: 'Settings' }).click();
+        await page.getByRole('table', { name: 'Context policy' }).waitFor();
+        await docShot(`settings-mobile-${scheme}.png`);
+        expect(await seriousViolations()).toEqual([]);
+        // Nothing wider than the screen, the page itself or the settings pane.
+        const widths = await page.evaluate(() => {
+          const pane = document.querySelector('.page') as HTMLElement;
+          return {
+            document: document.scrollingElement?.scrollWidth ?? 0,
+            pane: pane.scrollWidth - pane.clientWidth,
+          };
+        });
+        expect(widths).toEqual({ document: 375, pane: 0 });
+      }
+      expect(problems).toEqual([]);
+    });
   },
   300_000,
 );

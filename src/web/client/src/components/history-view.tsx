@@ -15,36 +15,39 @@ const TRIGGER: Record<WireCompaction['trigger'], string> = {
 export function CompactionsTable({ compactions }: { readonly compactions: readonly WireCompaction[] }) {
   if (compactions.length === 0) return <p class="muted">No compactions yet.</p>;
   return (
-    <table class="compactions">
-      <caption class="visually-hidden">Compactions</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Trigger</th>
-          <th scope="col">Tokens before → after</th>
-          <th scope="col">Messages summarized</th>
-          <th scope="col">Duration</th>
-          <th scope="col">Summarizer</th>
-        </tr>
-      </thead>
-      <tbody>
-        {compactions.map((compaction) => (
-          <tr key={compaction.id}>
-            <td>{formatTime(compaction.createdAt)}</td>
-            <td>{TRIGGER[compaction.trigger]}</td>
-            <td>
-              {formatCount(compaction.tokensBefore)} → {formatCount(compaction.tokensAfter)}
-            </td>
-            <td>{formatCount(compaction.messagesCovered)}</td>
-            <td>{compaction.durationMs === undefined ? '—' : formatDuration(compaction.durationMs)}</td>
-            <td>
-              {compaction.summarizerModel ??
-                (compaction.summarySource === 'extractive' ? 'extractive (no model)' : '—')}
-            </td>
+    // Focusable so a keyboard can scroll it sideways on a narrow screen.
+    <div class="table-scroll" tabIndex={0} role="region" aria-label="Compactions (scrolls sideways)">
+      <table class="compactions">
+        <caption class="visually-hidden">Compactions</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Tokens before → after</th>
+            <th scope="col">Messages summarized</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Summarizer</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {compactions.map((compaction) => (
+            <tr key={compaction.id}>
+              <td>{formatTime(compaction.createdAt)}</td>
+              <td>{TRIGGER[compaction.trigger]}</td>
+              <td>
+                {formatCount(compaction.tokensBefore)} → {formatCount(compaction.tokensAfter)}
+              </td>
+              <td>{formatCount(compaction.messagesCovered)}</td>
+              <td>{compaction.durationMs === undefined ? '—' : formatDuration(compaction.durationMs)}</td>
+              <td>
+                {compaction.summarizerModel ??
+                  (compaction.summarySource === 'extractive' ? 'extractive (no model)' : '—')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -31,6 +31,20 @@ function addCopyButtons(root: HTMLElement): void {
   }
 }
 
+/** Wraps each table in a focusable box that scrolls sideways (a keyboard can scroll it too). */
+function wrapTables(root: HTMLElement): void {
+  for (const table of root.querySelectorAll('table')) {
+    if (table.parentElement?.classList.contains('table-scroll')) continue;
+    const wrapper = document.createElement('div');
+    wrapper.className = 'table-scroll';
+    wrapper.tabIndex = 0;
+    wrapper.setAttribute('role', 'region');
+    wrapper.setAttribute('aria-label', 'Table (scrolls sideways)');
+    table.replaceWith(wrapper);
+    wrapper.append(table);
+  }
+}
+
 /**
  * Model or summary text rendered as markdown. The HTML comes from {@link renderMarkdown}, which
  * escapes any HTML in the text and sanitises the result (WEB-8); nothing else is ever set as
@@ -43,6 +57,7 @@ export function MarkdownText({ text, class: className }: { readonly text: string
     const element = root.current;
     if (element === null) return;
     addCopyButtons(element);
+    wrapTables(element);
     if (element.querySelector('pre > code[class*="language-"]') !== null) {
       void import('../highlight.ts').then(({ highlightCode }) => highlightCode(element));
     }
