@@ -1,0 +1,179 @@
+/**
+ * `POST /v1/messages` and `/v1/messages/count_tokens` (issue 21): the Anthropic Messages API in
+ * front of an Anthropic upstream. The request's `system` and `messages` are mapped to a session
+ * and replaced by the projection; every other field goes upstream as sent; the answer (JSON
+ * or the SSE event stream) comes back byte for byte.
+ */
+import type { Context } from 'hono';
+import { fromAnthropic, toAnthropic } from '../messages/anthropic.ts';
+import type { AnthropicRequestInput } from '../messages/anthropic-schema.ts';
+import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
+import { type AnthropicReply, anthropicReplyFromMessage, collectAnthropicStream } from './anthropic-reply.ts';
+import type { GatewayOptions } from './create-gateway.ts';
+import { forwardErrorResponse } from './forward-errors.ts';
+import type { GatewayVariables } from './gateway-auth.ts';
+import type { GatewayRuntime } from './gateway-runtime.ts';
+import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
+import { passedResponseHeaders, sendUpstream, upstreamHeaders, upstreamUrl } from './upstream.ts';
+import { wireError } from './wire-errors.ts';
+
+type Json = Record<string, unknown>;
+type GatewayContext = Context<{ Variables: GatewayVariables }>;
+
+/** The request's conversation and tools in neutral form, or the error response. */
+function readRequest(
+  runtime: GatewayRuntime,
+  body: Json,
+): { model: string; messages: Message[]; tools: ToolDefinition[] | undefined } | Response {
+  if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
+    return wireError(
+      'anthropic',
+      400,
+      'E_INVALID_MESSAGES',
+      'expected a Messages request: { model: string, messages: [...], max_tokens: number }',
+    );
+  }
+  try {
+    return {
+      model: body.model,
+      messages: fromAnthropic(body as unknown as AnthropicRequestInput),
+      tools: Array.isArray(body.tools)
+        ? toolsFromAnthropic(body.tools as AnthropicToolDefinition[])
+        : undefined,
+    };
+  } catch (error) {
+    return forwardErrorResponse(runtime, 'anthropic', body.model, error);
+  }
+}
+
+/** The request body with the projection in place of `system` and `messages`. */
+function withProjection(body: Json, projection: readonly Message[]): string {
+  const { system: _system, messages: _messages, ...rest } = body;
+  const { system, messages } = toAnthropic(projection);
+  return JSON.stringify({ ...rest, ...(system === undefined ? {} : { system }), messages });
+}
+
+function neutralReply(runtime: GatewayRuntime, reply: AnthropicReply): Message | undefined {
+  if (reply.message === undefined) return undefined;
+  try {
+    return fromAnthropic({ messages: [reply.message] })[0];
+  } catch {
+    runtime.emit({ type: 'error', where: 'anthropic-reply', code: 'E_INVALID_MESSAGE' });
+    return undefined;
+  }
+}
+
+/**
+ * Handles one Messages request.
+ *
+ * @param runtime The shared request path.
+ * @param context The Hono context.
+ * @param route The route name when the client used `/<route>/v1`.
+ */
+export async function anthropicMessages(
+  runtime: GatewayRuntime,
+  context: GatewayContext,
+  route: string | undefined,
+): Promise<Response> {
+  const started = performance.now();
+  const parsed = await readJsonBody(context, 'anthropic');
+  if (parsed instanceof Response) return parsed;
+  const body = parsed as Json;
+  const request = readRequest(runtime, body);
+  if (request instanceof Response) return request;
+  const { model, messages, tools } = request;
+  const stream = body.stream === true;
+  let forwarded: Awaited<ReturnType<GatewayRuntime['forward']>>;
+  try {
+    forwarded = await runtime.forward({
+      format: 'anthropic',
+      provider: 'anthropic',
+      route,
+      model,
+      messages,
+      tools,
+      sessionHeader: context.req.header('x-chatfold-session') || undefined,
+      incoming: context.get('incoming'),
+      path: '/messages',
+      body: (projection) => withProjection(body, projection),
+      signal: context.req.raw.signal,
+    });
+  } catch (error) {
+    return forwardErrorResponse(runtime, 'anthropic', model, error);
+  }
+  const { response, conversation, prepared } = forwarded;
+  const headers = passedResponseHeaders(response.headers);
+  for (const [name, value] of Object.entries(runtime.headers(conversation, prepared)))
+    headers.set(name, value);
+  const report = (status: number) =>
+    runtime.emit(requestEvent({ format: 'anthropic', route, model, stream, status, forwarded, started }));
+  if (stream && response.body !== null) {
+    const collector = collectAnthropicStream();
+    report(response.status);
+    return new Response(
+      streamThrough(
+        response.body,
+        (event) => collector.push(event.data),
+        async () => {
+          const reply = collector.result();
+          await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
+        },
+        runtime,
+      ),
+      { status: response.status, headers },
+    );
+  }
+  const text = await response.text();
+  let reply: AnthropicReply = {};
+  try {
+    reply = anthropicReplyFromMessage(JSON.parse(text));
+  } catch {
+    // Not JSON: passed on as it came; nothing to store.
+  }
+  try {
+    await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
+  } catch {
+    runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
+  }
+  report(response.status);
+  return new Response(text, { status: response.status, headers });
+}
+
+/**
+ * `count_tokens`: the tokens of what the gateway would send for this conversation (its
+ * projection), counted by the Anthropic upstream when there is one, else by chatfold.
+ */
+export async function anthropicCountTokens(
+  runtime: GatewayRuntime,
+  context: GatewayContext,
+  route: string | undefined,
+  options: Pick<GatewayOptions, 'upstream' | 'upstreamFormat' | 'fetch' | 'config'> & {
+    readonly auth: import('./upstream.ts').UpstreamAuth;
+  },
+): Promise<Response> {
+  const parsed = await readJsonBody(context, 'anthropic');
+  if (parsed instanceof Response) return parsed;
+  const body = parsed as Json;
+  const request = readRequest(runtime, body);
+  if (request instanceof Response) return request;
+  try {
+    const projected = await runtime.project({ ...request, route, provider: 'anthropic' });
+    if ((options.upstreamFormat ?? options.config?.upstreamFormat ?? 'openai') !== 'anthropic') {
+      return Response.json({ input_tokens: projected.tokens });
+    }
+    const response = await sendUpstream({
+      url: upstreamUrl(options.upstream, '/messages/count_tokens'),
+      headers: upstreamHeaders(context.get('incoming'), options.auth, 'anthropic'),
+      body: withProjection(body, projected.messages),
+      signal: context.req.raw.signal,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    });
+    return new Response(response.body, {
+      status: response.status,
+      headers: passedResponseHeaders(response.headers),
+    });
+  } catch (error) {
+    return forwardErrorResponse(runtime, 'anthropic', request.model, error);
+  }
+}

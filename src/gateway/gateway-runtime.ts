@@ -1,0 +1,282 @@
+/**
+ * The request path every gateway route shares (issue 21): map the request to a session, append
+ * what is new, project it with the profile's policy, send the projection upstream (once more
+ * after an overflow), and store the reply. The routes only convert wire formats.
+ */
+import type { CompactionQueue } from '../background/types.ts';
+import { compact } from '../compaction/compact.ts';
+import { resolveCompactionModel } from '../compaction/resolve-model.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { retryOnOverflow } from '../integrations/call-with-overflow-retry.ts';
+import type { ContextOverflow } from '../integrations/overflow.ts';
+import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
+import { createChatfold } from '../session/create-chatfold.ts';
+import type { Chatfold, PreparedPrompt, Session } from '../session/types.ts';
+import { checkSessionId } from '../stores/shared/errors.ts';
+import type { FullStore } from '../stores/types.ts';
+import type { Summarizer } from '../summarize/types.ts';
+import { conversationFingerprint, messageKey } from './conversation-key.ts';
+import { type ConversationMap, createConversationMap, gatewayMessageId } from './conversation-map.ts';
+import { type GatewayConfig, type GatewayProfile, profileFor } from './gateway-config.ts';
+import type { GatewayEvent, GatewayEventListener } from './gateway-events.ts';
+import {
+  sendUpstream,
+  type UpstreamAuth,
+  type UpstreamFormat,
+  upstreamHeaders,
+  upstreamUrl,
+} from './upstream.ts';
+
+/** Window of a model the registry does not know when no `window` is configured (learned from overflow errors). */
+export const DEFAULT_GATEWAY_WINDOW = 8_192;
+
+/** Response headers the gateway adds. */
+export const GATEWAY_HEADERS = Object.freeze({
+  session: 'x-chatfold-session',
+  branchedFrom: 'x-chatfold-branched-from',
+  compacted: 'x-chatfold-compacted',
+  cachedPrefixTokens: 'x-chatfold-cached-prefix-tokens',
+  tokens: 'x-chatfold-prompt-tokens',
+});
+
+/** What the runtime needs. */
+export interface GatewayRuntimeOptions {
+  readonly upstream: string;
+  readonly upstreamFormat: UpstreamFormat;
+  readonly auth: UpstreamAuth;
+  readonly store: FullStore;
+  readonly config: GatewayConfig;
+  readonly summarizer?: Summarizer;
+  readonly background?: { readonly queue: CompactionQueue; readonly threshold?: number };
+  readonly fetch?: typeof fetch;
+  readonly onEvent: GatewayEventListener;
+}
+
+/** One request in neutral form, with how to write the upstream body for a projection. */
+export interface ForwardRequest {
+  readonly format: UpstreamFormat;
+  readonly provider: Provider;
+  readonly route: string | undefined;
+  readonly model: string;
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolDefinition[] | undefined;
+  /** `x-chatfold-session`, when the client named its session. */
+  readonly sessionHeader: string | undefined;
+  readonly incoming: Headers;
+  /** Path below the upstream base URL (`/chat/completions`). */
+  readonly path: string;
+  readonly body: (projection: readonly Message[]) => string;
+  readonly signal?: AbortSignal;
+}
+
+/** The conversation a request was mapped to. */
+export interface Conversation {
+  readonly rootId: string;
+  readonly sessionId: string;
+  readonly branchedFrom?: string;
+  readonly session: Session;
+  /** Messages the session holds after this request's were appended (where the reply goes). */
+  readonly length: number;
+  readonly newMessages: number;
+}
+
+/** A request forwarded: the upstream's response (2xx, body unread) and what was sent. */
+export interface Forwarded {
+  readonly response: Response;
+  readonly conversation: Conversation;
+  readonly prepared: PreparedPrompt;
+  /** Milliseconds from the request to the upstream call (the gateway's own work). */
+  readonly gatewayMs: number;
+}
+
+/** The shared request path. */
+export interface GatewayRuntime {
+  forward(request: ForwardRequest): Promise<Forwarded>;
+  /** Stores the reply after the request's messages (unless the session moved on) and the call's usage. */
+  recordReply(
+    conversation: Conversation,
+    reply: Message | undefined,
+    usage: { readonly inputTokens?: number; readonly outputTokens?: number },
+  ): Promise<void>;
+  headers(conversation: Conversation, prepared: PreparedPrompt): Record<string, string>;
+  /**
+   * What the gateway would send for `messages` as a new conversation (stateless, nothing
+   * stored): `count_tokens` answers with it.
+   */
+  project(request: {
+    readonly model: string;
+    readonly route: string | undefined;
+    readonly messages: readonly Message[];
+    readonly tools: readonly ToolDefinition[] | undefined;
+    readonly provider: Provider;
+  }): Promise<{ readonly messages: readonly Message[]; readonly tokens: number }>;
+  emit(event: GatewayEvent): void;
+  readonly map: ConversationMap;
+}
+
+/**
+ * Creates the runtime.
+ *
+ * @param options Upstream, store, configuration and where events go.
+ */
+export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRuntime {
+  const { store, config, onEvent } = options;
+  const map = createConversationMap({ store });
+  const chatfolds = new Map<string, Chatfold>();
+  const emit = (event: GatewayEvent): void => {
+    try {
+      onEvent(event);
+    } catch {
+      // A listener's failure must not fail a request.
+    }
+  };
+
+  /** The window settings of a profile: the registry's model, else the configured window alone. */
+  const modelSettings = (profile: GatewayProfile, model: string): { model?: string; window?: number } => {
+    const window = profile.window === undefined ? {} : { window: profile.window };
+    try {
+      resolveCompactionModel({ model: profile.model ?? model, ...window });
+      return { model: profile.model ?? model, ...window };
+    } catch (error) {
+      // An ambiguous or malformed model id: the window alone still projects.
+      if (!ChatfoldError.hasCode(error, 'E_UNKNOWN_MODEL')) throw error;
+      return { window: profile.window ?? DEFAULT_GATEWAY_WINDOW };
+    }
+  };
+
+  const chatfoldFor = (profile: GatewayProfile, model: string): Chatfold => {
+    const key = JSON.stringify([profile, model]);
+    let chatfold = chatfolds.get(key);
+    if (chatfold !== undefined) return chatfold;
+    const shared = {
+      store,
+      ...(profile.policy === undefined ? {} : { policy: profile.policy }),
+      ...(profile.maxOutputTokens === undefined ? {} : { maxOutputTokens: profile.maxOutputTokens }),
+      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+      ...(options.background === undefined ? {} : { background: options.background }),
+      onEvent: (event: import('../session/types.ts').SessionEvent, sessionId: string) => {
+        if (event.type === 'compaction-end') {
+          const report = event.report;
+          emit({
+            type: 'compaction',
+            sessionId,
+            tokensBefore: report.tokensBefore,
+            tokensAfter: report.tokensAfter,
+            mode: report.mode,
+          });
+        }
+      },
+    };
+    chatfold = createChatfold({ ...shared, ...modelSettings(profile, model) });
+    chatfolds.set(key, chatfold);
+    return chatfold;
+  };
+
+  const forward = async (request: ForwardRequest): Promise<Forwarded> => {
+    const started = performance.now();
+    const profile = profileFor(config, request.model, request.route);
+    const chatfold = chatfoldFor(profile, request.model);
+    const rootId = checkSessionId(
+      request.sessionHeader ?? conversationFingerprint(request.messages, request.route ?? ''),
+    );
+    const conversation = await map.exclusive(rootId, async (): Promise<Conversation> => {
+      const match = await map.match(rootId, request.messages);
+      const session = await chatfold.session(match.sessionId);
+      if (match.newMessages.length > 0) await session.append(match.newMessages);
+      return {
+        rootId,
+        sessionId: match.sessionId,
+        session,
+        length: match.keys.length,
+        newMessages: match.newMessages.length,
+        ...(match.branchedFrom === undefined ? {} : { branchedFrom: match.branchedFrom }),
+      };
+    });
+    const headers = upstreamHeaders(request.incoming, options.auth, request.format);
+    const url = upstreamUrl(options.upstream, request.path);
+    let prepared: PreparedPrompt | undefined;
+    let gatewayMs = 0;
+    const response = await retryOnOverflow<PreparedPrompt, Response>({
+      prepare: (overflow: ContextOverflow | undefined) =>
+        conversation.session.prepare({
+          provider: request.provider,
+          ...(request.tools === undefined ? {} : { tools: request.tools }),
+          ...(overflow === undefined ? {} : { overflow }),
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+        }),
+      send: (next) => {
+        prepared = next;
+        gatewayMs ||= performance.now() - started;
+        return sendUpstream({
+          url,
+          headers,
+          body: request.body(next.messages),
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        });
+      },
+      onRetry: (overflow) =>
+        emit({
+          type: 'overflow-retry',
+          sessionId: conversation.sessionId,
+          ...(overflow.limit === undefined ? {} : { limit: overflow.limit }),
+          ...(overflow.actual === undefined ? {} : { actual: overflow.actual }),
+        }),
+    });
+    return { response, conversation, prepared: prepared as unknown as PreparedPrompt, gatewayMs };
+  };
+
+  const recordReply: GatewayRuntime['recordReply'] = async (conversation, reply, usage) => {
+    const { session, sessionId, rootId, length } = conversation;
+    let messageId: string | undefined;
+    if (reply !== undefined) {
+      messageId = await map.exclusive(rootId, async () => {
+        const held = await map.keys(sessionId);
+        if (held.length !== length) {
+          // Another request of this conversation got there first; the client sends this reply
+          // back with its next turn, and it is stored then.
+          emit({ type: 'reply-not-recorded', sessionId, reason: 'the session moved on' });
+          return undefined;
+        }
+        const [stored] = await session.append({
+          ...reply,
+          id: gatewayMessageId(sessionId, length, messageKey(reply)),
+        });
+        await map.keys(sessionId);
+        return stored?.id;
+      });
+    }
+    if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
+      await session.recordUsage({ ...usage, ...(messageId === undefined ? {} : { messageId }) });
+    }
+  };
+
+  const project: GatewayRuntime['project'] = async ({ model, route, messages, tools, provider }) => {
+    const profile = profileFor(config, model, route);
+    const { messages: projection, plan } = await compact(messages, {
+      ...modelSettings(profile, model),
+      ...(profile.policy === undefined ? {} : { policy: profile.policy }),
+      ...(profile.maxOutputTokens === undefined ? {} : { maxOutputTokens: profile.maxOutputTokens }),
+      ...(tools === undefined ? {} : { tools }),
+      provider,
+    });
+    return { messages: projection, tokens: plan.tokensAfter };
+  };
+
+  return {
+    map,
+    emit,
+    forward,
+    recordReply,
+    project,
+    headers: (conversation, prepared) => ({
+      [GATEWAY_HEADERS.session]: conversation.sessionId,
+      ...(conversation.branchedFrom === undefined
+        ? {}
+        : { [GATEWAY_HEADERS.branchedFrom]: conversation.branchedFrom }),
+      [GATEWAY_HEADERS.compacted]: String(prepared.report.compacted),
+      [GATEWAY_HEADERS.cachedPrefixTokens]: String(prepared.cachedPrefixTokens),
+      [GATEWAY_HEADERS.tokens]: String(prepared.tokens),
+    }),
+  };
+}
