@@ -3,6 +3,7 @@
  * what is new, project it with the profile's policy, send the projection upstream (once more
  * after an overflow), and store the reply. The routes only convert wire formats.
  */
+import { LRUCache } from 'lru-cache';
 import type { CompactionQueue } from '../background/types.ts';
 import { compact } from '../compaction/compact.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
@@ -26,6 +27,21 @@ import {
   upstreamHeaders,
   upstreamUrl,
 } from './upstream.ts';
+
+/** Session metadata key naming the model and route a gateway session was created for. */
+export const ORIGIN_KEY = 'chatfoldGateway';
+
+interface SessionOrigin {
+  readonly model: string;
+  readonly route?: string;
+}
+
+function readOrigin(value: unknown): SessionOrigin | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { model, route } = value as { model?: unknown; route?: unknown };
+  if (typeof model !== 'string') return undefined;
+  return { model, ...(typeof route === 'string' ? { route } : {}) };
+}
 
 /** Window of a model the registry does not know when no `window` is configured (learned from overflow errors). */
 export const DEFAULT_GATEWAY_WINDOW = 8_192;
@@ -112,6 +128,12 @@ export interface GatewayRuntime {
   }): Promise<{ readonly messages: readonly Message[]; readonly tokens: number }>;
   emit(event: GatewayEvent): void;
   readonly map: ConversationMap;
+  /**
+   * Opens a session the gateway created, with the window and policy it was created under (read
+   * from the session's metadata, so a worker in another process opens it the same way): what
+   * `runCompactionWorker` needs.
+   */
+  session(id: string): Promise<Session>;
 }
 
 /**
@@ -164,12 +186,46 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
             tokensAfter: report.tokensAfter,
             mode: report.mode,
           });
+          if (report.summary !== undefined) {
+            emit({ type: 'summary', sessionId, durationMs: event.durationMs, source: report.summary.source });
+          }
         }
       },
     };
     chatfold = createChatfold({ ...shared, ...modelSettings(profile, model) });
     chatfolds.set(key, chatfold);
     return chatfold;
+  };
+
+  // Which model and route a session was created for, so any process opens it with the same
+  // window and policy (a background plan made under other settings would not fit).
+  const origins = new LRUCache<string, SessionOrigin>({ max: 10_000 });
+  const rememberOrigin = async (
+    sessionId: string,
+    model: string,
+    route: string | undefined,
+  ): Promise<void> => {
+    if (origins.has(sessionId)) return;
+    const origin: SessionOrigin = { model, ...(route === undefined ? {} : { route }) };
+    const info = await store.getSession(sessionId);
+    const stored = readOrigin(info?.metadata?.[ORIGIN_KEY]);
+    if (stored === undefined) await store.ensureSession(sessionId, { [ORIGIN_KEY]: { ...origin } });
+    origins.set(sessionId, stored ?? origin);
+  };
+  const session = async (id: string): Promise<Session> => {
+    let origin = origins.get(id);
+    if (origin === undefined) {
+      origin = readOrigin((await store.getSession(id))?.metadata?.[ORIGIN_KEY]);
+      if (origin === undefined) {
+        throw new ChatfoldError(
+          'E_INVALID_SESSION_ID',
+          `session ${JSON.stringify(id)} was not created by a gateway (its metadata has no ${ORIGIN_KEY})`,
+          { reason: 'not a gateway session' },
+        );
+      }
+      origins.set(id, origin);
+    }
+    return chatfoldFor(profileFor(config, origin.model, origin.route), origin.model).session(id);
   };
 
   const forward = async (request: ForwardRequest): Promise<Forwarded> => {
@@ -182,6 +238,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
     const conversation = await map.exclusive(rootId, async (): Promise<Conversation> => {
       const match = await map.match(rootId, request.messages);
       const session = await chatfold.session(match.sessionId);
+      await rememberOrigin(match.sessionId, request.model, request.route);
       if (match.newMessages.length > 0) await session.append(match.newMessages);
       return {
         rootId,
@@ -265,6 +322,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
 
   return {
     map,
+    session,
     emit,
     forward,
     recordReply,

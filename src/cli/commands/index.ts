@@ -23,4 +23,5 @@ export const commands: readonly CommandEntry[] = [
   { name: 'fake-provider', load: async () => (await import('./fake-provider.ts')).registerFakeProvider },
   { name: 'serve', load: async () => (await import('./serve.ts')).registerServe },
   { name: 'worker', load: async () => (await import('./worker.ts')).registerWorker },
+  { name: 'gateway', load: async () => (await import('./gateway.ts')).registerGateway },
 ];
