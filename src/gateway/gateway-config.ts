@@ -13,7 +13,7 @@
  *   agents: { policy: agent-summarize }   # clients use http://127.0.0.1:4000/agents/v1
  * ```
  */
-import { isNode, LineCounter, type Node, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { type PolicySpec, resolvePolicy } from '../policy/presets.ts';
@@ -118,9 +118,18 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
     const { line, col } = offset === undefined ? { line: 1, col: 1 } : lineCounter.linePos(offset);
     return { line, column: col };
   };
-  const add = (path: readonly PropertyKey[], body: string): void => {
-    // The value's node, else the nearest enclosing one that exists (a missing key: its mapping).
+  const add = (path: readonly PropertyKey[], body: string, atKey = false): void => {
+    // The value's node (or, for an unknown key, the key's), else the nearest enclosing one.
     let offset: number | undefined;
+    if (atKey && path.length > 0) {
+      const parent = path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true);
+      if (isMap(parent)) {
+        const pair = parent.items.find(
+          (item) => isScalar(item.key) && String(item.key.value) === String(path.at(-1)),
+        );
+        if (isNode(pair?.key)) offset = (pair.key as Node).range?.[0];
+      }
+    }
     for (let length = path.length; length >= 0 && offset === undefined; length--) {
       const node = length === 0 ? document.contents : document.getIn(path.slice(0, length), true);
       if (isNode(node)) offset = (node as Node).range?.[0];
@@ -132,6 +141,24 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
       key,
       message: `${file}:${position.line}:${position.column} ${key === '' ? '' : `${key}: `}${body}`,
     });
+  };
+  const received = (path: readonly PropertyKey[]): string => {
+    const node = document.getIn(path, true);
+    if (node === undefined) return 'nothing';
+    const value: unknown = isNode(node) ? (node as Node).toJSON() : node;
+    if (Array.isArray(value)) return 'a list';
+    if (typeof value === 'object' && value !== null) return 'a mapping';
+    return JSON.stringify(value);
+  };
+  const expected = (issue: z.core.$ZodIssue): string => {
+    const last = String(issue.path.at(-1));
+    if (['window', 'maxOutputTokens', 'maxBodyBytes'].includes(last)) return 'a positive integer';
+    if (last === 'upstream') return 'an http:// or https:// base URL, e.g. http://127.0.0.1:11434/v1';
+    if (issue.code === 'invalid_value')
+      return `one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    if (issue.code === 'invalid_type')
+      return `${issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`}`;
+    return issue.message;
   };
   for (const error of document.errors) {
     const position = at(error.pos[0]);
@@ -152,18 +179,16 @@ export function parseGatewayConfig(text: string, file: string): GatewayConfig {
       for (const issue of result.error.issues) {
         const path = issue.path as PropertyKey[];
         if (issue.code === 'unrecognized_keys') {
-          for (const key of issue.keys)
-            add(
-              [...path, key],
-              `unknown key; expected one of ${Object.keys(
-                path.length === 0 ? gatewayConfigSchema.shape : profileShape,
-              ).join(', ')}`,
-            );
-        } else add(path, issue.message);
+          for (const key of issue.keys) {
+            const known = Object.keys(path.length === 0 ? gatewayConfigSchema.shape : profileShape);
+            add([...path, key], `unknown key; expected one of ${known.join(', ')}`, true);
+          }
+        } else add(path, `expected ${expected(issue)}, received ${received(path)}`);
       }
     }
   }
   if (problems.length > 0) {
+    problems.sort((a, b) => a.line - b.line || a.column - b.column);
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
       `gateway config ${file}:\n${problems.map((problem) => `  ${problem.message}`).join('\n')}`,
