@@ -27,3 +27,5 @@ export type { GatewayServer, StartGatewayOptions } from './start-gateway.ts';
 export { DEFAULT_DRAIN_MS, DEFAULT_GATEWAY_PORT, startGateway } from './start-gateway.ts';
 export type { UpstreamAuth, UpstreamFormat } from './upstream.ts';
 export { UpstreamError } from './upstream.ts';
+export type { UpstreamSummarizerOptions } from './upstream-summarizer.ts';
+export { upstreamSummarizer } from './upstream-summarizer.ts';
