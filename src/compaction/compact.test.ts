@@ -69,6 +69,24 @@ describe('compact (RT-1)', () => {
     expect(b).toEqual(a);
   });
 
+  it('a second compaction merges the first summary wherever it sits: one summary, cumulative coverage (SUM-2)', async () => {
+    for (const policy of ['default', 'chat-app', 'rolling-summary'] as const) {
+      const first = await compact(agentRun(10), { ...options, provider: 'openai', mode: 'manual', policy });
+      const grown = [
+        ...first.messages,
+        ...agentRun(10)
+          .slice(2)
+          .map((m) => ({ ...m, id: `next_${m.id}` })),
+      ];
+      const second = await compact(grown, { ...options, provider: 'openai', mode: 'manual', policy });
+      const summaries = second.messages.filter((m) => chatfoldMetadata(m)?.transform === 'summary');
+      expect(summaries, policy).toHaveLength(1);
+      expect(second.plan.summary?.covers.count, policy).toBeGreaterThan(
+        first.plan.summary?.covers.count ?? 0,
+      );
+    }
+  });
+
   it('places the summary as a system message for OpenAI and a user turn for Anthropic (SUM-7)', async () => {
     const messages = agentRun(20);
     for (const [provider, role] of [

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { compactionPlanSchema } from '../projection/plan-schema.ts';
 import type { CompactionPlan } from '../compaction/types.ts';
 import type { JsonValue } from '../messages/types.ts';
 import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
+import { compactionPlanSchema } from '../projection/plan-schema.ts';
 
 /** Settings key of a session's pending background plan (issue 13). */
 export const pendingPlanKey = (sessionId: string): string => `chatfold.pending-plan:${sessionId}`;

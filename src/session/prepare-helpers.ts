@@ -81,7 +81,8 @@ export function learnWindow(
   if (overflow.actual !== undefined && calibrated) {
     session.counter.recordUsage(
       session.previousPrompt,
-      { inputTokens: overflow.actual },
+      // The size an overflow error names is the provider's own count of that prompt: exact.
+      { inputTokens: overflow.actual, isExact: true },
       session.previousTools === undefined ? {} : { tools: session.previousTools },
     );
   }

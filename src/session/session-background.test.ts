@@ -80,8 +80,18 @@ describe('background compaction, session side (issue 13)', () => {
       applied = prepared.report.compacted;
     }
     expect(summarizerCalls).toBe(1);
-    expect(events.some((event) => event.type === 'background-applied')).toBe(true);
-    expect((await session.compactions()).at(-1)?.mode).toBe('auto');
+    const appliedEvent = events.find((event) => event.type === 'background-applied');
+    expect(appliedEvent).toBeDefined();
+    // The record says what was applied to this projection, not what the worker planned earlier.
+    const record = (await session.compactions()).at(-1);
+    expect(record?.mode).toBe('auto');
+    if (appliedEvent?.type === 'background-applied') {
+      expect(record).toMatchObject({
+        tokensBefore: appliedEvent.report.tokensBefore,
+        tokensAfter: appliedEvent.report.tokensAfter,
+      });
+      expect(appliedEvent.report.tokensBefore).toBeGreaterThan(plan.tokensBefore);
+    }
     expect(
       (await session.prepare()).messages.some((message) => JSON.stringify(message).includes(SUMMARY)),
     ).toBe(true);
@@ -117,5 +127,22 @@ describe('background compaction, session side (issue 13)', () => {
     }
     expect(events.some((event) => event.type === 'background-waiting')).toBe(true);
     expect(summarizerCalls).toBe(0); // the overflow was fitted deterministically
+  });
+
+  it('a stored plan it cannot read (a newer format) is dropped with an event; the turn goes on without it', async () => {
+    const store = memoryStore();
+    const queue = recordingQueue();
+    const session = await createChatfold({ window: 16_000, store, background: { queue } }).session('newer');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.append(turns(0, 2));
+    await store.setSetting('chatfold.pending-plan:newer', { version: 99, plan: {} });
+    expect((await session.status()).pendingSummary).toBeUndefined();
+    const prepared = await session.prepare();
+    expect(prepared.messages.length).toBeGreaterThan(0);
+    expect(events.find((event) => event.type === 'background-discarded')).toMatchObject({
+      reason: expect.stringMatching(/version 99/),
+    });
+    expect(await store.getSetting('chatfold.pending-plan:newer')).toBeNull();
   });
 });

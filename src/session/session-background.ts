@@ -2,6 +2,7 @@ import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { reportOf } from '../compaction/plan-compaction.ts';
 import type { CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { Message } from '../messages/types.ts';
 import { hasSettings } from '../stores/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
@@ -74,7 +75,17 @@ export class SessionBackground {
   async pending(): Promise<PendingPlan | undefined> {
     const store = this.#config.store;
     if (!hasSettings(store)) return undefined;
-    const pending = readPendingPlan(await store.getSetting(pendingPlanKey(this.#sessionId)));
+    let pending: PendingPlan | undefined;
+    try {
+      pending = readPendingPlan(await store.getSetting(pendingPlanKey(this.#sessionId)));
+    } catch (error) {
+      // A plan this version cannot read (written by a newer chatfold, or damaged) is only a
+      // head start: it is dropped, said so, and the session compacts as if there were none.
+      if (!ChatfoldError.isInstance(error)) throw error;
+      this.#emit({ type: 'background-discarded', reason: error.message });
+      this.#background('background-clear', store.setSetting(pendingPlanKey(this.#sessionId), null));
+      return undefined;
+    }
     if (pending === undefined || pending.baseSnapshotId !== this.#base()) return undefined;
     const { input } = pending.plan;
     const messages = this.#projection.messages;
@@ -103,13 +114,24 @@ export class SessionBackground {
   async apply(counter: TokenCounter): Promise<CompactionReport | undefined> {
     const pending = await this.pending();
     if (pending === undefined) return undefined;
+    const started = performance.now();
     const before = this.#projection.messages;
     const messages: Message[] = applyCompactionPlan(before, pending.plan);
-    // Applied because a trigger fired: recorded as an automatic compaction.
-    const plan: CompactionPlan = { ...pending.plan, mode: 'auto' };
+    // Applied because a trigger fired: recorded as an automatic compaction, with the numbers of
+    // this projection (the worker planned an older, shorter one).
+    const plan: CompactionPlan = {
+      ...pending.plan,
+      mode: 'auto',
+      reason: `applied the background summary prepared at ${pending.createdAt}`,
+      tokensBefore: counter.count(before).total,
+      tokensAfter: counter.count(messages).total,
+      messagesBefore: before.length,
+      messagesAfter: messages.length,
+    };
+    const durationMs = performance.now() - started;
     const written = await this.#projection.persist(plan, messages, {
       counter,
-      durationMs: 0,
+      durationMs,
       timestamp: this.#config.now().toISOString(),
     });
     if (written.conflict) {
@@ -120,15 +142,7 @@ export class SessionBackground {
     const store = this.#config.store;
     if (hasSettings(store))
       this.#background('background-clear', store.setSetting(pendingPlanKey(this.#sessionId), null));
-    const report: CompactionReport = {
-      ...reportOf(pending.plan),
-      mode: 'auto',
-      reason: `applied the background summary prepared at ${pending.createdAt}`,
-      tokensBefore: counter.count(before).total,
-      tokensAfter: counter.count(messages).total,
-      messagesBefore: before.length,
-      messagesAfter: messages.length,
-    };
+    const report: CompactionReport = reportOf(plan);
     if (written.snapshot !== undefined) {
       this.#emit({
         type: 'snapshot-written',
@@ -137,7 +151,7 @@ export class SessionBackground {
       });
     }
     this.#emit({ type: 'background-applied', report });
-    this.#emit({ type: 'compaction-end', mode: report.mode, report, durationMs: 0 });
+    this.#emit({ type: 'compaction-end', mode: report.mode, report, durationMs });
     return report;
   }
 }

@@ -1,4 +1,5 @@
 import type { Message } from '../messages/types.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import { searchableText } from '../stores/shared/message-text.ts';
 import { searchRows } from '../stores/shared/query-rows.ts';
 import {
@@ -8,7 +9,6 @@ import {
   type Store,
   type StoredMessage,
 } from '../stores/types.ts';
-import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import type { SessionProjection } from './session-projection.ts';
 import { readSnapshotContent } from './snapshot-content.ts';
 import type { CompactionRecord, HistoryEntry, HistoryQuery, HistoryStatus } from './types.ts';

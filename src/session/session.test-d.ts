@@ -137,6 +137,7 @@ describe('session events', () => {
       | 'background-ready'
       | 'background-applied'
       | 'background-waiting'
+      | 'background-discarded'
       | 'window-learned'
       | 'usage-under-reported'
       | 'store-error'

@@ -1,4 +1,3 @@
-import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { measureContext } from '../compaction/measure-context.ts';
 import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
@@ -412,8 +411,10 @@ export class ChatfoldSession implements Session {
     const run = this.#runOptions(request);
     const started = performance.now();
     let plan: CompactionPlan;
+    let projected: readonly Message[];
     try {
-      ({ plan } = await runCompaction(this.#projection.messages, decision, run));
+      // The run's own projection is its plan applied (property-tested): no need to re-check a plan made here.
+      ({ plan, messages: projected } = await runCompaction(this.#projection.messages, decision, run));
     } catch (error) {
       if (!request.signal?.aborted) this.#saveState(stateAfterFailure(this.#state, this.#projection.lastSeq));
       throw error;
@@ -427,7 +428,7 @@ export class ChatfoldSession implements Session {
     this.#saveState(state);
     if (backoff !== undefined) this.#emit({ type: 'summarizer-backoff', ...backoff });
     if (!plan.compacted) return { plan, conflict: false, messages: this.#projection.messages };
-    const messages = applyCompactionPlan(this.#projection.messages, plan);
+    const messages = [...projected];
     const written = await this.#projection.persist(plan, messages, {
       counter: this.#counter,
       durationMs: performance.now() - started,

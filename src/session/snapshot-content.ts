@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
+import { messageValueSchema } from '../messages/message-value-schema.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
+import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 import {
   compactionSummarySchema,
   factLedgerSchema,
@@ -7,10 +11,6 @@ import {
   readonlyArray,
   stageEffectSchema,
 } from '../projection/plan-schema.ts';
-import type { CompactionPlan, CompactionSummary } from '../compaction/types.ts';
-import { messageValueSchema } from '../messages/message-value-schema.ts';
-import type { JsonValue, Message } from '../messages/types.ts';
-import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 import { EMPTY_LEDGER } from '../summarize/ledger.ts';
 import type { FactLedger } from '../summarize/types.ts';
 

@@ -185,6 +185,8 @@ export type SessionEvent =
   | { readonly type: 'background-ready'; readonly report: CompactionReport }
   /** The trigger fired and the background plan was applied, with no model call. */
   | { readonly type: 'background-applied'; readonly report: CompactionReport }
+  /** A stored background plan could not be read (a newer format, or damaged): dropped; the session compacts without it. */
+  | { readonly type: 'background-discarded'; readonly reason: string }
   /** The trigger fired while the background summary is still being written; the prompt fits, so it waits. */
   | { readonly type: 'background-waiting'; readonly tokens: number; readonly budget: number }
   /** A listener threw; other listeners still got the event. */

@@ -268,6 +268,17 @@ async function summarizeOnce(
       for (const message of group) keptInSpan.add(message.id);
     }
   }
+  // An earlier summary in the head (a system summary sits before a kept goal) is merged too:
+  // one summary, covering everything summarized so far (SUM-2).
+  const headSummaries = new Set<string>();
+  for (const message of messages.slice(0, headEnd)) {
+    const record = summaryRecordOf(message);
+    if (record === undefined) continue;
+    previous = record;
+    previousFiles = summaryFilesOf(message);
+    drop.push(message.id);
+    headSummaries.add(message.id);
+  }
   for (const message of span) {
     const record = summaryRecordOf(message);
     if (record !== undefined) {
@@ -283,7 +294,8 @@ async function summarizeOnce(
   }
   if (toSummarize.length === 0) return undefined;
   const kept = messages.filter(
-    (message, index) => index < headEnd || index >= tailStart || keptInSpan.has(message.id),
+    (message, index) =>
+      (index < headEnd && !headSummaries.has(message.id)) || index >= tailStart || keptInSpan.has(message.id),
   );
   const keptTokens = kept.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
   const files = recentFilesSection(
