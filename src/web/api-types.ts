@@ -1,3 +1,4 @@
+import type { CompactionMode } from '../compaction/types.ts';
 import type { ChatfoldErrorCode } from '../errors/chatfold-error.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 
@@ -103,7 +104,7 @@ export interface WireSummary {
   readonly messagesCovered: number;
   readonly tokens: number;
   readonly createdAt: string;
-  readonly trigger: 'auto' | 'manual' | 'overflow';
+  readonly mode: CompactionMode;
 }
 
 /** `GET /api/sessions/:id`: what the chat view needs. */
@@ -120,7 +121,7 @@ export interface SessionView {
 /** One compaction of a session (WEB-6). */
 export interface WireCompaction {
   readonly id: string;
-  readonly trigger: 'auto' | 'manual' | 'overflow';
+  readonly mode: CompactionMode;
   readonly createdAt: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
@@ -186,7 +187,7 @@ export interface ServerInfo {
 /** A compact, JSON-safe view of a compaction's outcome for the browser. */
 export interface WireCompactionResult {
   readonly compacted: boolean;
-  readonly trigger: 'auto' | 'manual' | 'overflow';
+  readonly mode: CompactionMode;
   readonly reason: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
@@ -232,7 +233,7 @@ export type StreamEvent =
   | { readonly type: 'usage'; readonly inputTokens?: number; readonly outputTokens?: number }
   | {
       readonly type: 'compaction-start';
-      readonly trigger: 'auto' | 'manual' | 'overflow';
+      readonly mode: CompactionMode;
       readonly tokens: number;
       readonly messages: number;
     }

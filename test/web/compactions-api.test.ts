@@ -67,7 +67,7 @@ describe('compactions API (WEB-4..6)', () => {
     expect(progress.length).toBeGreaterThan(1);
     const result = endOf(events);
     expect(result.compacted).toBe(true);
-    expect(result.trigger).toBe('manual');
+    expect(result.mode).toBe('manual');
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
     expect(result.messagesSummarized).toBe(preview.messagesToSummarize);
     expect(result.summaryPreview?.length).toBeLessThanOrEqual(200);
@@ -82,7 +82,7 @@ describe('compactions API (WEB-4..6)', () => {
 
     const view = await json<SessionView>(await web.request(`/api/sessions/${id}`));
     expect(view.summary?.messagesCovered).toBe(result.messagesSummarized);
-    expect(view.summary?.trigger).toBe('manual');
+    expect(view.summary?.mode).toBe('manual');
     expect(view.summary?.text.startsWith(result.summaryPreview ?? '∅')).toBe(true);
     expect(view.gauge.tokens).toBe(result.tokensAfter);
     expect(view.gauge.breakdown.find((item) => item.key === 'summary')?.tokens).toBeGreaterThan(0);
@@ -101,7 +101,7 @@ describe('compactions API (WEB-4..6)', () => {
     );
     expect(list.compactions).toHaveLength(1);
     expect(list.compactions[0]).toMatchObject({
-      trigger: 'manual',
+      mode: 'manual',
       tokensBefore: result.tokensBefore,
       tokensAfter: result.tokensAfter,
       messagesCovered: result.messagesSummarized,

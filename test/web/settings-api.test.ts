@@ -154,7 +154,7 @@ describe('settings API (WEB-7)', () => {
         events = await web.stream(`/api/sessions/${session.id}/turns`, { text: filler(`more-${turn}`, 150) });
       }
       const end = events.find((event) => event.type === 'compaction-end');
-      expect(end?.type === 'compaction-end' && end.result.trigger).toBe('auto');
+      expect(end?.type === 'compaction-end' && end.result.mode).toBe('auto');
       expect(end?.type === 'compaction-end' && end.result.compacted).toBe(true);
       const gauge = events.find((event) => event.type === 'gauge');
       expect(gauge?.type === 'gauge' && gauge.gauge.percent).toBeLessThan(80);

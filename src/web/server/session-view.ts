@@ -59,15 +59,15 @@ export function toWireSummary(snapshot: Snapshot): WireSummary | undefined {
     messagesCovered: typeof covered === 'number' ? covered : 0,
     tokens: snapshot.tokenCount,
     createdAt: snapshot.createdAt,
-    trigger: type === 'manual' || type === 'overflow' ? type : 'auto',
+    mode: type === 'manual' || type === 'overflow' ? type : 'auto',
   };
 }
 
-/** One compaction for the list (WEB-6): trigger, time, tokens before → after, duration, summarizer model. */
+/** One compaction for the list (WEB-6): mode, time, tokens before → after, duration, summarizer model. */
 export function toWireCompaction(record: CompactionRecord): WireCompaction {
   return {
     id: record.snapshotId,
-    trigger: record.mode,
+    mode: record.mode,
     createdAt: record.createdAt,
     tokensBefore: record.tokensBefore,
     tokensAfter: record.tokensAfter,

@@ -17,7 +17,7 @@ export function toCompactionResult(report: CompactionReport, durationMs: number)
   const summary = report.summary;
   return {
     compacted: report.compacted,
-    trigger: report.mode,
+    mode: report.mode,
     reason: report.reason,
     tokensBefore: report.tokensBefore,
     tokensAfter: report.tokensAfter,
@@ -72,7 +72,7 @@ export function toStreamEvent(event: AgentEvent): StreamEvent | undefined {
     case 'compaction-start':
       return {
         type: 'compaction-start',
-        trigger: event.mode,
+        mode: event.mode,
         tokens: event.tokens,
         messages: event.messages,
       };

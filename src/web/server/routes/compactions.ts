@@ -26,7 +26,7 @@ const instructionsOf = (body: z.infer<typeof summarizeBody>): { instructions?: s
 
 /**
  * Compactions of a session (WEB-4, WEB-5, WEB-6):
- * - `GET /api/sessions/:id/compactions`: every compaction, newest first (trigger, time,
+ * - `GET /api/sessions/:id/compactions`: every compaction, newest first (mode, time,
  *   tokens before → after, duration, summarizer model).
  * - `POST …/compactions/preview { instructions? }`: the engine's dry-run plan for the
  *   confirmation dialog — total messages, messages to summarize, estimated tokens after — with

@@ -5,13 +5,13 @@ import { formatCount, formatDuration, formatTime, plural } from '../format.ts';
 import { href } from '../router.ts';
 import { MessageView } from './message-view.tsx';
 
-const TRIGGER: Record<WireCompaction['trigger'], string> = {
+const MODE: Record<WireCompaction['mode'], string> = {
   auto: 'automatic',
   manual: 'manual',
   overflow: 'overflow',
 };
 
-/** The compactions of a session (WEB-6): trigger, time, tokens before → after, duration, summarizer model. */
+/** The compactions of a session (WEB-6): mode, time, tokens before → after, duration, summarizer model. */
 export function CompactionsTable({ compactions }: { readonly compactions: readonly WireCompaction[] }) {
   if (compactions.length === 0) return <p class="muted">No compactions yet.</p>;
   return (
@@ -35,7 +35,7 @@ export function CompactionsTable({ compactions }: { readonly compactions: readon
           {compactions.map((compaction) => (
             <tr key={compaction.id}>
               <td>{formatTime(compaction.createdAt)}</td>
-              <td>{TRIGGER[compaction.trigger]}</td>
+              <td>{MODE[compaction.mode]}</td>
               <td>
                 {formatCount(compaction.tokensBefore)} → {formatCount(compaction.tokensAfter)}
               </td>

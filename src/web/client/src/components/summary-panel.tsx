@@ -4,7 +4,7 @@ import { formatCount, formatTime, plural } from '../format.ts';
 import { Dialog } from './dialog.tsx';
 import { MarkdownText } from './markdown-text.tsx';
 
-const TRIGGER_LABEL: Record<WireSummary['trigger'], string> = {
+const MODE_LABEL: Record<WireSummary['mode'], string> = {
   auto: 'automatic',
   manual: 'manual',
   overflow: 'after a context overflow',
@@ -60,7 +60,7 @@ export function SummaryPanel({ summary, onRegenerate, busy }: SummaryPanelProps)
         <Dialog title="Conversation summary" onClose={() => setViewing(false)} wide>
           <p class="muted">
             {plural(summary.messagesCovered, 'message')} summarized · {formatCount(summary.tokens)} tokens ·{' '}
-            {TRIGGER_LABEL[summary.trigger]} · {formatTime(summary.createdAt)}
+            {MODE_LABEL[summary.mode]} · {formatTime(summary.createdAt)}
           </p>
           <div class="summary-full">
             <MarkdownText text={summary.text} />

@@ -95,11 +95,7 @@ export function useTurn({ sessionId, onGauge, onAutoCompaction, onStored }: UseT
         )) {
           if (event.type === 'gauge') onGauge(event.gauge);
           if (event.type === 'done' && event.reason === 'aborted') stopped = true;
-          if (
-            event.type === 'compaction-end' &&
-            event.result.compacted &&
-            event.result.trigger !== 'manual'
-          ) {
+          if (event.type === 'compaction-end' && event.result.compacted && event.result.mode !== 'manual') {
             onAutoCompaction(event.result);
           }
           setTurn((current) =>
