@@ -27,6 +27,8 @@ export const DEFAULTS = Object.freeze({
   summaryTimeoutMs: 60_000,
   /** After this many consecutive `beforeCompact` cancels the next compaction runs anyway (HK-1). */
   maxConsecutiveCancels: 3,
+  /** Conversations a stateless integration remembers the last projection of (issue 19). */
+  rememberedConversations: 16,
   /** Background compaction is queued when the prompt reaches this share of the budget. */
   backgroundThreshold: 0.6,
   /** After an overflow error that reports no limit, the next window is this share of the current one (RT-3). */

@@ -3,7 +3,6 @@
  * send — stateless with `compact()`, or through a session — and learn from overflow errors.
  * The integrations only convert formats and call the SDK.
  */
-import { applyCompactionPlan } from '../compaction/apply-plan.ts';
 import { type CompactOptions, parseCompactOptions } from '../compaction/options.ts';
 import { planWithOptions } from '../compaction/plan-compaction.ts';
 import { resolveCompactionModel } from '../compaction/resolve-model.ts';
@@ -13,6 +12,7 @@ import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import type { Session } from '../session/types.ts';
 import type { ContextOverflow } from './overflow.ts';
+import { createProjectionMemory, type RecalledProjection } from './projection-memory.ts';
 import { createHistoryTracker } from './unseen-messages.ts';
 
 /** What `refit` takes: a provider's context-overflow error as `parseContextOverflow` reads it. */
@@ -24,6 +24,15 @@ export type IntegrationEvent =
   | {
       /** Preparing the prompt failed; the caller's prompt was sent unchanged. */
       readonly type: 'prepare-error';
+      readonly error: unknown;
+    }
+  | {
+      /**
+       * Stateless: the projection remembered for the start of this history could not be
+       * continued with the new messages (e.g. a tool result whose call it summarized); the
+       * whole history was compacted instead.
+       */
+      readonly type: 'projection-reset';
       readonly error: unknown;
     }
   | {
@@ -157,17 +166,42 @@ function statelessFitting(
       onEvent: emit,
     };
   };
-  const run = async (messages: readonly Message[], compactOptions: CompactOptions) => {
+  const plan = async (messages: readonly Message[], compactOptions: CompactOptions) => {
     // HK-1: after several cancels in a row the hook's cancel is no longer honoured.
-    const { plan } = await planWithOptions(messages, compactOptions, {
+    const { plan, messages: projection } = await planWithOptions(messages, compactOptions, {
       mayCancel: consecutiveCancels < DEFAULTS.maxConsecutiveCancels,
     });
     consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;
-    return plan.compacted ? applyCompactionPlan(messages, plan) : messages;
+    return plan.compacted ? projection : messages;
+  };
+  // Issue 19 §2: what was sent for a history, so a request that extends it starts from there
+  // (the summary made once, reused until the next compaction) instead of the whole history.
+  const memory = createProjectionMemory(DEFAULTS.rememberedConversations);
+  const run = async (request: FitRequest, compactOptions: CompactOptions) => {
+    const scope = `${compactOptions.model ?? ''}\u0000${compactOptions.provider ?? ''}`;
+    let recalled: RecalledProjection | undefined = memory.recall(scope, request.messages);
+    let sent: readonly Message[] | undefined;
+    if (recalled !== undefined) {
+      try {
+        sent = await plan(recalled.messages, compactOptions);
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        // E.g. a new tool result whose call the remembered projection summarized: the whole
+        // history is planned as if nothing were remembered.
+        emit({ type: 'projection-reset', error });
+        recalled = undefined;
+      }
+    }
+    sent ??= await plan(request.messages, compactOptions);
+    // A history never compacted needs no memory: planning it again is planning the projection.
+    if (recalled !== undefined || sent !== request.messages) {
+      memory.remember(scope, request.messages, sent, recalled);
+    }
+    return sent;
   };
   return {
     async prepare(request) {
-      return run(request.messages, optionsFor(request));
+      return run(request, optionsFor(request));
     },
     async refit(request, overflow) {
       const current = optionsFor(request);
@@ -175,7 +209,7 @@ function statelessFitting(
       const next = windowAfterOverflow(window, overflow);
       const model = modelOf(request);
       learnedWindows.set(model, Math.min(learnedWindows.get(model) ?? Number.POSITIVE_INFINITY, next));
-      return run(request.messages, { ...current, mode: 'overflow', window: next });
+      return run(request, { ...current, mode: 'overflow', window: next });
     },
     async record() {
       // Stateless: nothing is kept between calls.
