@@ -251,7 +251,8 @@ export async function runCompaction(
     });
     const dropped = result.edits.dropped;
     const tokensAfter = counter.count(result.messages).total;
-    if (tokensAfter >= tokensBefore && mode === 'auto') {
+    // A trigger that asked for a summary whatever the size (N messages since the last one) gets it.
+    if (tokensAfter >= tokensBefore && mode === 'auto' && !decision.summarizeBelowTarget) {
       // E.g. an extractive summary of a few short messages: nothing to gain, and rewriting the
       // prompt would only break the provider's cache. (Asked for by hand, it runs, with a warning.)
       const outcome = unchanged(
@@ -265,7 +266,7 @@ export async function runCompaction(
       });
       return outcome;
     }
-    if (tokensAfter >= tokensBefore && mode === 'manual') {
+    if (tokensAfter >= tokensBefore && (mode === 'manual' || decision.summarizeBelowTarget)) {
       warnings.push(`the compacted prompt is not smaller (${tokensBefore} → ${tokensAfter} tokens)`);
     }
     const plan: CompactionPlan = {

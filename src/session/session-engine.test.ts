@@ -293,16 +293,45 @@ describe('seed 004 triggers: N messages / K tokens below the target', () => {
     expect((await resumed.status()).messagesSinceCompaction).toBe(0);
   });
 
-  it('an automatic compaction that would not reduce the prompt is not applied; a manual one warns', async () => {
-    const chatfold = createChatfold({ window: 200_000, triggers: [{ messages: 4 }], floor: 0 });
-    const session = await chatfold.session('tiny');
-    await session.append(
-      buildConversation().user('hi').assistant('hello').user('ok').assistant('sure').user('go').build(),
-    );
+  it('an automatic compaction that would not reduce the prompt is not applied — unless a messages trigger asked for the summary', async () => {
+    const tiny = buildConversation()
+      .user('hi')
+      .assistant('hello')
+      .user('ok')
+      .assistant('sure')
+      .user('go')
+      .build();
+    // A token trigger above the target: the summary of five short messages is bigger than they are.
+    const byTokens = createChatfold({
+      window: 200_000,
+      policy: {
+        triggers: [{ tokens: 10 }],
+        floor: { tokens: 0 },
+        target: { tokens: 20 },
+        pipeline: ['summarize'],
+      },
+    });
+    const session = await byTokens.session('tiny');
+    await session.append(tiny);
     const { report } = await session.prepare();
     expect(report.compacted).toBe(false);
     expect(report.reason).toMatch(/would not reduce the prompt/);
-    expect(await chatfold.store.snapshots('tiny')).toHaveLength(0);
+    expect(await byTokens.store.snapshots('tiny')).toHaveLength(0);
+    // "Summarize after N messages" is a request for a summary: it is made, with a warning.
+    const byMessages = createChatfold({
+      window: 200_000,
+      policy: {
+        triggers: [{ messages: 4 }],
+        floor: { tokens: 0 },
+        retention: { messages: 1 },
+        protect: { recentMessages: 0 },
+      },
+    });
+    const other = await byMessages.session('tiny');
+    await other.append(tiny);
+    const rolled = await other.prepare();
+    expect(rolled.report.compacted).toBe(true);
+    expect(rolled.report.warnings.join()).toMatch(/not smaller/);
     const manual = await session.compact({ dryRun: true });
     if (manual.compacted) expect(manual.warnings.join()).toMatch(/not smaller/);
   });
