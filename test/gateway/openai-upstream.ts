@@ -80,8 +80,11 @@ function replyFor(body: Json): Json {
  */
 export async function startOpenAIUpstream({
   limit = 1_000_000,
+  holdStream,
 }: {
   limit?: number;
+  /** Streams pause after their first chunk until this resolves (a crash mid-stream). */
+  holdStream?: () => Promise<void>;
 } = {}): Promise<OpenAIUpstream> {
   const requests: UpstreamRequest[] = [];
   let contextLimit = limit;
@@ -150,6 +153,8 @@ export async function startOpenAIUpstream({
     const chunk = (delta: Json, finishReason: string | null = null) =>
       `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] })}\n\n`;
     response.write(chunk({ role: 'assistant', content: '' }));
+    if (holdStream !== undefined) await holdStream();
+    if (response.destroyed) return;
     if (typeof message.content === 'string') {
       // Split into pieces so the client reassembles a real stream.
       for (const piece of message.content.match(/.{1,7}/gs) ?? []) response.write(chunk({ content: piece }));
