@@ -157,7 +157,10 @@ function replyOf(
   reply: ChatCompletionMessageParam,
 ): Message | undefined {
   try {
-    return fromOpenAI([...history, reply]).at(-1);
+    // Issue 19 §2: the reply alone, not the whole history again. A legacy `function_call` gets
+    // an id from its position, so it is converted after the history it follows.
+    const legacy = (reply as { function_call?: unknown }).function_call != null;
+    return fromOpenAI(legacy ? [...history, reply] : [reply]).at(-1);
   } catch {
     return undefined;
   }
