@@ -12,6 +12,27 @@ import {
  * docs/policies.md shows what each does. The comments name the design document a preset
  * reproduces (internal references; users see the behaviour, not the documents).
  */
+/**
+ * The local-model SDK's numbers (seed 003): `max_context_tokens` 32,000 as the window, compact at
+ * `target_tokens` 28,000 and bring the prompt under it, `keep_recent` 10, the system prompt always
+ * kept; one stage decides how (`truncate`, `importance` or `summarize`).
+ */
+function localModel(name: string, stage: 'truncate' | 'importance' | 'summarize') {
+  return {
+    name,
+    triggers: [{ tokens: 28_000 }],
+    target: { tokens: 28_000 },
+    responseReserve: 0,
+    safetyMargin: 0,
+    retention: { messages: 10 },
+    protect: { firstUserMessage: false, recentMessages: 10, maxShareOfTarget: 1, recentFiles: { count: 0 } },
+    summary: { placement: 'system' },
+    pipeline: [stage],
+    manual: { scope: 'retention' },
+    onFailure: { auto: 'extractive', manual: 'error' },
+  } as const satisfies ContextPolicyInput;
+}
+
 const PRESET_INPUTS = {
   /**
    * The library default, what users of Claude Code or Codex expect: compact when the prompt
@@ -124,53 +145,20 @@ const PRESET_INPUTS = {
    * `target_tokens` 28,000; keep the system prompt and the last `keep_recent` = 10 messages;
    * tool calls and their results are never split.
    */
-  'local-truncation': {
-    name: 'local-truncation',
-    triggers: [{ tokens: 28_000 }],
-    target: { tokens: 28_000 },
-    responseReserve: 0,
-    safetyMargin: 0,
-    retention: { messages: 10 },
-    protect: { firstUserMessage: false, recentMessages: 10, maxShareOfTarget: 1, recentFiles: { count: 0 } },
-    summary: { placement: 'system' },
-    pipeline: ['truncate'],
-    manual: { scope: 'retention' },
-    onFailure: { auto: 'extractive', manual: 'error' },
-  },
+  'local-truncation': localModel('local-truncation', 'truncate'),
   /**
    * A local-model SDK, importance (seed 003): as `local-truncation`, but the lowest-scored
    * messages outside the recent 10 go first (user 1.0, tool use 1.0, long assistant 0.6,
    * acknowledgements lowest), until the prompt is below `target_tokens`.
    */
-  'local-importance': {
-    name: 'local-importance',
-    triggers: [{ tokens: 28_000 }],
-    target: { tokens: 28_000 },
-    responseReserve: 0,
-    safetyMargin: 0,
-    retention: { messages: 10 },
-    protect: { firstUserMessage: false, recentMessages: 10, maxShareOfTarget: 1, recentFiles: { count: 0 } },
-    summary: { placement: 'system' },
-    pipeline: ['importance'],
-    manual: { scope: 'retention' },
-    onFailure: { auto: 'extractive', manual: 'error' },
-  },
+  'local-importance': localModel('local-importance', 'importance'),
   /**
    * A local-model SDK, summarization (seed 003): older messages become one summary (system
    * message, at most 500 tokens), the last 10 stay verbatim.
    */
   'local-summarization': {
-    name: 'local-summarization',
-    triggers: [{ tokens: 28_000 }],
-    target: { tokens: 28_000 },
-    responseReserve: 0,
-    safetyMargin: 0,
-    retention: { messages: 10 },
-    protect: { firstUserMessage: false, recentMessages: 10, maxShareOfTarget: 1, recentFiles: { count: 0 } },
+    ...localModel('local-summarization', 'summarize'),
     summary: { placement: 'system', maxTokens: 500 },
-    pipeline: ['summarize'],
-    manual: { scope: 'retention' },
-    onFailure: { auto: 'extractive', manual: 'error' },
   },
 } as const satisfies Record<string, ContextPolicyInput>;
 
