@@ -47,6 +47,11 @@ export interface GatewayConfig extends GatewayProfile {
   readonly routes?: Readonly<Record<string, GatewayProfile>>;
   /** Largest request body in bytes. */
   readonly maxBodyBytes?: number;
+  /**
+   * Offer the model the `chatfold_recall` tool and answer it from the full history (Chat
+   * Completions requests that do not stream). Default false.
+   */
+  readonly recall?: boolean;
 }
 
 const positive = z.number().int().positive();
@@ -70,6 +75,7 @@ export const gatewayConfigSchema = z.strictObject({
     .record(z.string().regex(routeName, 'a route name of letters, digits, ".", "_" or "-"'), profileSchema)
     .optional(),
   maxBodyBytes: positive.optional(),
+  recall: z.boolean().optional(),
 });
 
 /** One problem in a configuration file, with where it is. */

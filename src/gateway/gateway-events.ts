@@ -63,6 +63,8 @@ export type GatewayEvent =
       readonly sessionId: string;
       readonly reason: string;
     }
+  /** The model called `chatfold_recall`; the gateway answered from the store and asked again. */
+  | { readonly type: 'recall'; readonly sessionId: string; readonly calls: number }
   /** An unexpected failure: where and the error's code or name (its message may quote content, so it is left out). */
   | { readonly type: 'error'; readonly where: string; readonly code: string };
 

@@ -79,6 +79,11 @@ export function createGatewayMetrics({
     help: 'Requests whose history diverged from their session (edited or regenerated) and went to a branch.',
     registers: [registry],
   });
+  const recalls = new Counter({
+    name: `${prefix}recalls_total`,
+    help: 'chatfold_recall calls the gateway answered from the full history.',
+    registers: [registry],
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -113,6 +118,9 @@ export function createGatewayMetrics({
           return;
         case 'overflow-retry':
           overflowRetries.inc();
+          return;
+        case 'recall':
+          recalls.inc(event.calls);
           return;
         default:
           return;

@@ -43,6 +43,14 @@ function readOrigin(value: unknown): SessionOrigin | undefined {
   return { model, ...(typeof route === 'string' ? { route } : {}) };
 }
 
+/**
+ * Whether the prompt sent is not the stored history as is: this call compacted, or an earlier
+ * compaction's summary stands for messages (fewer messages than the session holds).
+ */
+export function isCompacted(conversation: Conversation, prepared: PreparedPrompt): boolean {
+  return prepared.report.compacted || prepared.messages.length !== conversation.length;
+}
+
 /** Window of a model the registry does not know when no `window` is configured (learned from overflow errors). */
 export const DEFAULT_GATEWAY_WINDOW = 8_192;
 
@@ -128,6 +136,16 @@ export interface GatewayRuntime {
   }): Promise<{ readonly messages: readonly Message[]; readonly tokens: number }>;
   emit(event: GatewayEvent): void;
   readonly map: ConversationMap;
+  /** Whether the model is offered `chatfold_recall` (the config's `recall`). */
+  readonly recall: boolean;
+  /** Sends a body upstream as it is (the recall rounds), with the request's headers and the gateway's key. */
+  send(request: {
+    readonly format: UpstreamFormat;
+    readonly path: string;
+    readonly body: string;
+    readonly incoming: Headers;
+    readonly signal?: AbortSignal;
+  }): Promise<Response>;
   /**
    * Opens a session the gateway created, with the window and policy it was created under (read
    * from the session's metadata, so a worker in another process opens it the same way): what
@@ -322,6 +340,15 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
 
   return {
     map,
+    recall: config.recall === true,
+    send: ({ format, path, body, incoming, signal }) =>
+      sendUpstream({
+        url: upstreamUrl(options.upstream, path),
+        headers: upstreamHeaders(incoming, options.auth, format),
+        body,
+        ...(signal === undefined ? {} : { signal }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      }),
     session,
     emit,
     forward,
@@ -332,7 +359,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
       ...(conversation.branchedFrom === undefined
         ? {}
         : { [GATEWAY_HEADERS.branchedFrom]: conversation.branchedFrom }),
-      [GATEWAY_HEADERS.compacted]: String(prepared.report.compacted),
+      [GATEWAY_HEADERS.compacted]: String(isCompacted(conversation, prepared)),
       [GATEWAY_HEADERS.cachedPrefixTokens]: String(prepared.cachedPrefixTokens),
       [GATEWAY_HEADERS.tokens]: String(prepared.tokens),
     }),

@@ -23,6 +23,14 @@ export type { GatewayMetrics } from './gateway-metrics.ts';
 export { createGatewayMetrics } from './gateway-metrics.ts';
 export type { Conversation, ForwardRequest, GatewayRuntime } from './gateway-runtime.ts';
 export { DEFAULT_GATEWAY_WINDOW, GATEWAY_HEADERS } from './gateway-runtime.ts';
+export { MAX_RECALL_ROUNDS } from './openai-recall.ts';
+export {
+  answerRecall,
+  openAIRecallTool,
+  RECALL_LIMITS,
+  RECALL_TOOL_NAME,
+  recallToolDefinition,
+} from './recall-tool.ts';
 export type { GatewayServer, StartGatewayOptions } from './start-gateway.ts';
 export { DEFAULT_DRAIN_MS, DEFAULT_GATEWAY_PORT, startGateway } from './start-gateway.ts';
 export type { UpstreamAuth, UpstreamFormat } from './upstream.ts';

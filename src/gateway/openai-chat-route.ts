@@ -11,7 +11,9 @@ import type { Message, ToolDefinition } from '../messages/types.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
+import { resolveRecall, type UpstreamAnswer } from './openai-recall.ts';
 import { collectOpenAIStream, type OpenAIReply, openAIReplyFromCompletion } from './openai-reply.ts';
+import { openAIRecallTool, recallToolDefinition } from './recall-tool.ts';
 import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
 import { passedResponseHeaders } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
@@ -54,15 +56,21 @@ export async function openAIChatCompletions(
     );
   }
   const model = body.model;
+  const stream = body.stream === true;
+  // Recall is answered by the gateway between two upstream calls: only when the answer is whole.
+  const recall = runtime.recall && !stream;
+  const sent = recall
+    ? { ...body, tools: [...(Array.isArray(body.tools) ? (body.tools as unknown[]) : []), openAIRecallTool] }
+    : body;
   let messages: Message[];
   let tools: ToolDefinition[] | undefined;
   try {
     messages = fromOpenAI(body.messages as OpenAIMessage[]);
     tools = Array.isArray(body.tools) ? toolsFromOpenAI(body.tools as OpenAIToolDefinition[]) : undefined;
+    if (recall) tools = [...(tools ?? []), recallToolDefinition];
   } catch (error) {
     return forwardErrorResponse(runtime, 'openai', model, error);
   }
-  const stream = body.stream === true;
   let forwarded: Awaited<ReturnType<GatewayRuntime['forward']>>;
   try {
     forwarded = await runtime.forward({
@@ -75,7 +83,7 @@ export async function openAIChatCompletions(
       sessionHeader: context.req.header('x-chatfold-session') || undefined,
       incoming: context.get('incoming'),
       path: '/chat/completions',
-      body: (projection) => JSON.stringify({ ...body, messages: toOpenAI(projection) }),
+      body: (projection) => JSON.stringify({ ...sent, messages: toOpenAI(projection) }),
       signal: context.req.raw.signal,
     });
   } catch (error) {
@@ -103,7 +111,27 @@ export async function openAIChatCompletions(
       { status: response.status, headers },
     );
   }
-  const text = await response.text();
+  let answer: UpstreamAnswer = {
+    status: response.status,
+    headers: response.headers,
+    text: await response.text(),
+  };
+  if (recall) {
+    try {
+      answer = await resolveRecall({
+        runtime,
+        conversation,
+        projection: prepared.messages,
+        body: sent,
+        first: answer,
+        incoming: context.get('incoming'),
+        signal: context.req.raw.signal,
+      });
+    } catch (error) {
+      return forwardErrorResponse(runtime, 'openai', model, error);
+    }
+  }
+  const text = answer.text;
   let reply: OpenAIReply = {};
   try {
     reply = openAIReplyFromCompletion(JSON.parse(text));
@@ -115,6 +143,6 @@ export async function openAIChatCompletions(
   } catch {
     runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
   }
-  report(response.status);
-  return new Response(text, { status: response.status, headers });
+  report(answer.status);
+  return new Response(text, { status: answer.status, headers });
 }

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { GatewayEvent } from './gateway-events.ts';
-import type { Forwarded, GatewayRuntime } from './gateway-runtime.ts';
+import { type Forwarded, type GatewayRuntime, isCompacted } from './gateway-runtime.ts';
 import { createSseReader, type SseEvent } from './sse-reader.ts';
 import type { UpstreamFormat } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
@@ -87,7 +87,7 @@ export function requestEvent({
     newMessages: conversation.newMessages,
     tokensBefore: prepared.report.tokensBefore,
     tokensAfter: prepared.tokens,
-    compacted: prepared.report.compacted,
+    compacted: isCompacted(conversation, prepared),
     cachedPrefixTokens: prepared.cachedPrefixTokens,
     gatewayMs: Math.round(forwarded.gatewayMs * 100) / 100,
     durationMs: Math.round((performance.now() - started) * 100) / 100,

@@ -23,7 +23,7 @@ let gateway: GatewayServer;
 let store: FullStore;
 let events: GatewayEvent[];
 
-async function start(limit: number, window: number): Promise<void> {
+async function start(limit: number, window: number, recall = false): Promise<void> {
   upstream = await startOpenAIUpstream({ limit });
   store = memoryStore();
   events = [];
@@ -31,7 +31,7 @@ async function start(limit: number, window: number): Promise<void> {
     upstream: `${upstream.url}/v1`,
     store,
     port: 0,
-    config: { window },
+    config: { window, recall },
     upstreamAuth: { type: 'passthrough' },
     onEvent: (event) => events.push(event),
   });
@@ -293,5 +293,46 @@ describe('the overflow retry', () => {
     expect((upstream.requests.at(-1)?.body.messages as unknown[] | undefined)?.length).toBeLessThan(
       messages.length,
     );
+  });
+});
+
+describe('chatfold_recall', () => {
+  it('answers the model from the full history without a round trip to the client, and stores no trace of it', async () => {
+    await start(1_000_000, 2_000, true);
+    const openai = client(`${gateway.url}/v1`);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'Remember this: the vault code is 7291.' },
+    ];
+    for (let turn = 1; turn <= 30; turn++) {
+      const completion = await openai.chat.completions.create({ model: 'test-model', messages });
+      messages.push(completion.choices[0]?.message as ChatMessage, { role: 'user', content: question(turn) });
+    }
+    messages.push({ role: 'user', content: 'recall: vault' });
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'test-model', messages })
+      .withResponse();
+    const reply = data.choices[0]?.message;
+    // The model asked, the gateway answered from the store, the model answered the client.
+    expect(reply?.tool_calls).toBeUndefined();
+    expect(reply?.content).toMatch(
+      /^recalled: \[#2 user id=\S+ (in-context|summarized|omitted|masked|clipped)\]\nRemember this: the vault code is 7291\./,
+    );
+    expect(response.headers.get('x-chatfold-compacted')).toBe('true');
+    const [asking, answered] = upstream.requests
+      .slice(-2)
+      .map(
+        (request) =>
+          request.body as { messages: { role: string }[]; tools: { function: { name: string } }[] },
+      );
+    expect(asking?.tools.map((tool) => tool.function.name)).toEqual(['chatfold_recall']);
+    expect(answered?.messages.at(-1)?.role).toBe('tool');
+    expect(events.filter((event) => event.type === 'recall')).toHaveLength(1);
+    // The session holds the client's history and the final answer — not the recall exchange.
+    const stored = await store.messages(response.headers.get('x-chatfold-session') as string);
+    expect(stored).toHaveLength(messages.length + 1);
+    expect(stored.at(-1)?.message.parts).toEqual([
+      expect.objectContaining({ type: 'text', text: reply?.content }),
+    ]);
   });
 });

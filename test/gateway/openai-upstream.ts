@@ -52,6 +52,27 @@ function lastUserText(messages: readonly Json[]): string {
 function replyFor(body: Json): Json {
   const messages = (body.messages ?? []) as Json[];
   const last = messages.at(-1);
+  // chatfold_recall, when offered: "recall: <word>" asks for it; its result is quoted back.
+  if (last?.role === 'tool' && String(last.tool_call_id).startsWith('call_recall')) {
+    return { role: 'assistant', content: `recalled: ${String(last.content)}` };
+  }
+  const offersRecall =
+    Array.isArray(body.tools) &&
+    (body.tools as Json[]).some((tool) => (tool.function as Json | undefined)?.name === 'chatfold_recall');
+  const asked = /recall: (\S+)/.exec(lastUserText(messages));
+  if (offersRecall && asked !== null) {
+    return {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_recall_1',
+          type: 'function',
+          function: { name: 'chatfold_recall', arguments: JSON.stringify({ query: asked[1] }) },
+        },
+      ],
+    };
+  }
   if (last?.role === 'tool') {
     const results = messages.filter((message) => message.role === 'tool').slice(-2);
     return {

@@ -35,6 +35,7 @@ interface GatewayCliOptions {
   background?: boolean;
   maxBodyBytes?: number;
   metrics?: boolean;
+  recall?: boolean;
   headersTimeout?: number;
   requestTimeout?: number;
   maxConnections?: number;
@@ -78,6 +79,7 @@ function configFrom(options: GatewayCliOptions): GatewayConfig {
     ...(options.window === undefined ? {} : { window: options.window }),
     ...(policy === undefined ? {} : { policy }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.recall === true ? { recall: true } : {}),
   };
 }
 
@@ -126,6 +128,10 @@ export function registerGateway(program: Command): void {
     )
     .option('--no-background', 'write summaries on the request path instead of in background jobs')
     .option('--no-metrics', 'do not serve Prometheus metrics at /metrics')
+    .option(
+      '--recall',
+      'offer the model the chatfold_recall tool and answer it from the full history (non-streamed Chat Completions)',
+    )
     .option('--max-body-bytes <n>', 'largest request body accepted', parsePositiveInteger)
     .option(
       '--headers-timeout <ms>',

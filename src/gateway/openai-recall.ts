@@ -1,0 +1,108 @@
+/**
+ * The gateway's side of `chatfold_recall` for Chat Completions (issue 21): when the model's
+ * answer calls only `chatfold_recall`, the gateway answers the calls from the session's full
+ * history and asks the upstream again with the calls and their results after the projection —
+ * the client never sees the exchange, and it is not stored (the client's history stays the
+ * session's). An answer that mixes recall with the client's own tools loses the recall calls.
+ */
+
+import { toOpenAI } from '../messages/openai.ts';
+import type { Message } from '../messages/types.ts';
+import type { Conversation, GatewayRuntime } from './gateway-runtime.ts';
+import { answerRecall, RECALL_TOOL_NAME } from './recall-tool.ts';
+
+/** Recall rounds per request at most; then the last answer goes to the client as it is. */
+export const MAX_RECALL_ROUNDS = 3;
+
+type Json = Record<string, unknown>;
+
+/** An upstream answer: status, headers and body text. */
+export interface UpstreamAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+interface Call {
+  readonly id: string;
+  readonly function?: { readonly name?: string; readonly arguments?: string };
+}
+
+function firstMessage(text: string): { body: Json; message: Json; calls: Call[] } | undefined {
+  try {
+    const body = JSON.parse(text) as Json;
+    const choice = (body.choices as Json[] | undefined)?.[0];
+    const message = choice?.message as Json | undefined;
+    if (message === undefined) return undefined;
+    return { body, message, calls: Array.isArray(message.tool_calls) ? (message.tool_calls as Call[]) : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecall = (call: Call): boolean => call.function?.name === RECALL_TOOL_NAME;
+
+/** The answer with the recall calls taken out of its first choice (the client does not know the tool). */
+function withoutRecallCalls(answer: UpstreamAnswer): UpstreamAnswer {
+  const read = firstMessage(answer.text);
+  if (read === undefined || !read.calls.some(isRecall)) return answer;
+  const kept = read.calls.filter((call) => !isRecall(call));
+  const { tool_calls: _calls, ...message } = read.message;
+  const choices = [...(read.body.choices as Json[])];
+  choices[0] = {
+    ...(choices[0] as Json),
+    message: kept.length === 0 ? message : { ...message, tool_calls: kept },
+    ...(kept.length === 0 ? { finish_reason: 'stop' } : {}),
+  };
+  return { ...answer, text: JSON.stringify({ ...read.body, choices }) };
+}
+
+/**
+ * Answers recall calls until the model answers without them (at most {@link MAX_RECALL_ROUNDS}).
+ *
+ * @param options The runtime, the conversation, the projection sent, the request body (with
+ *   the recall tool) and the first answer.
+ * @returns The answer for the client.
+ */
+export async function resolveRecall({
+  runtime,
+  conversation,
+  projection,
+  body,
+  first,
+  incoming,
+  signal,
+}: {
+  readonly runtime: GatewayRuntime;
+  readonly conversation: Conversation;
+  readonly projection: readonly Message[];
+  readonly body: Json;
+  readonly first: UpstreamAnswer;
+  readonly incoming: Headers;
+  readonly signal?: AbortSignal;
+}): Promise<UpstreamAnswer> {
+  let answer = first;
+  const exchange: Json[] = [];
+  for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
+    const read = firstMessage(answer.text);
+    if (read === undefined || read.calls.length === 0 || !read.calls.every(isRecall)) break;
+    const results = await Promise.all(
+      read.calls.map(async (call) => ({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: await answerRecall(conversation.session, call.function?.arguments ?? '{}'),
+      })),
+    );
+    runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: read.calls.length });
+    exchange.push(read.message, ...results);
+    const response = await runtime.send({
+      format: 'openai',
+      path: '/chat/completions',
+      body: JSON.stringify({ ...body, messages: [...toOpenAI(projection), ...exchange] }),
+      incoming,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    answer = { status: response.status, headers: response.headers, text: await response.text() };
+  }
+  return withoutRecallCalls(answer);
+}
