@@ -54,4 +54,42 @@ describe('createCountCache (TOK-6)', () => {
       ),
     );
   });
+
+  it('grows to a reserved size up to its ceiling, keeping its entries and their recency', () => {
+    const cache = createCountCache(3, { ceiling: 10 });
+    for (const key of ['a', 'b', 'c']) cache.remember(key, () => 1);
+    cache.remember('a', () => -1);
+    cache.reserve(2);
+    expect(cache.max).toBe(3);
+    cache.reserve(5);
+    expect(cache.max).toBe(6);
+    expect([...cache.keys()]).toEqual(['a', 'c', 'b']);
+    cache.reserve(1_000);
+    expect(cache.max).toBe(10);
+    expect(createCountCache(3).max).toBe(3);
+    const fixed = createCountCache(3);
+    fixed.reserve(100);
+    expect(fixed.max).toBe(3);
+  });
+
+  it('a scan larger than the cache, repeated, hits every entry once reserved (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 400 }), (size, scan) => {
+        const cache = createCountCache(size, { ceiling: 1_000 });
+        let computed = 0;
+        const pass = () => {
+          cache.reserve(scan);
+          for (let i = 0; i < scan; i++)
+            cache.remember(String(i), () => {
+              computed++;
+              return i;
+            });
+        };
+        pass();
+        expect(computed).toBe(scan);
+        pass();
+        expect(computed).toBe(scan);
+      }),
+    );
+  });
 });

@@ -34,11 +34,20 @@ export const DEFAULT_CHARS_PER_TOKEN = 4;
 const TEXT_CACHE_MIN_CHARS = 512;
 /** Messages whose counts are kept by content hash (bounded, TOK-6). */
 export const DEFAULT_CACHE_SIZE = 50_000;
+/**
+ * The most entries the default content cache grows to (issue 19 §3): it grows to fit the
+ * longest list counted, so recounting that list rebuilt (equal content, new objects) hits
+ * instead of evicting in scan order. About 120 bytes an entry, against kilobytes a message.
+ */
+export const MAX_CACHE_SIZE = 2_000_000;
 
 /** Options of {@link createTokenCounter}. */
 export interface TokenCounterOptions {
   readonly tokenizer: TokenizerId | string;
-  /** Entries of the content-hash cache. Default {@link DEFAULT_CACHE_SIZE}. */
+  /**
+   * Entries of the content-hash cache, fixed. Default {@link DEFAULT_CACHE_SIZE}, growing to fit
+   * the longest list counted (up to {@link MAX_CACHE_SIZE}).
+   */
   readonly cacheSize?: number;
   /**
    * Bring your own tokenizer (TOK-3: e.g. a Hugging Face tokenizer of a local model): counts
@@ -125,9 +134,10 @@ export { attachmentText };
  */
 export function createTokenCounter({
   tokenizer,
-  cacheSize = DEFAULT_CACHE_SIZE,
+  cacheSize: fixedSize,
   ...custom
 }: TokenCounterOptions): TokenCounter {
+  const cacheSize = fixedSize ?? DEFAULT_CACHE_SIZE;
   if (!Number.isSafeInteger(cacheSize) || cacheSize < 1) {
     throw new ChatfoldError(
       'E_INVALID_OPTIONS',
@@ -149,7 +159,7 @@ export function createTokenCounter({
   // Per message object (a session's messages come back every turn), then per content (the
   // same message rebuilt by a converter, as the stateless SDK middleware does each call).
   const byObject = new WeakMap<Message, number>();
-  const byContent = createCountCache(cacheSize);
+  const byContent = createCountCache(cacheSize, { ceiling: fixedSize ?? MAX_CACHE_SIZE });
   const scale = (tokens: number): number =>
     format.contentMultiplier === 1 ? tokens : Math.ceil(tokens * format.contentMultiplier);
 
@@ -254,6 +264,9 @@ export function createTokenCounter({
     count(messages, options = {}): TokenCount {
       if (!Array.isArray(messages)) assertMessages(messages, 'count');
       let counted: ListCount;
+      // Room for every message of the list (and a quarter more for texts and tools), so a
+      // recount of the same content is answered from the cache (issue 19 §3).
+      if (!isCheap) byContent.reserve(messages.length + (messages.length >> 2));
       try {
         counted = countList(messages);
       } catch (error) {

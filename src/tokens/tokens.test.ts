@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
 import { createCalibratedTokenCounter } from './calibrated-counter.ts';
 import { countTokens } from './count-tokens.ts';
-import { createTokenCounter } from './create-token-counter.ts';
+import { createTokenCounter, DEFAULT_CACHE_SIZE } from './create-token-counter.ts';
 import { tokenizerForModel } from './tokenizer-for-model.ts';
 
 const cookbook = JSON.parse(
@@ -110,6 +110,25 @@ describe('cache (TOK-6)', () => {
     expect(encoded).toEqual([]);
     const changed = [{ ...tools()[0], description: 'Read a whole file' }] as ReturnType<typeof tools>;
     expect(counter.count([], { tools: changed }).tools).toBeGreaterThan(first);
+  });
+
+  it('recounts a rebuilt list longer than the default cache without encoding anything again (issue 19)', () => {
+    let encoded = 0;
+    const counter = createTokenCounter({
+      tokenizer: 'spy',
+      encode: (value) => {
+        encoded++;
+        return value.length;
+      },
+    });
+    const size = DEFAULT_CACHE_SIZE + 10_000;
+    const build = () => Array.from({ length: size }, (_, i) => text(`m${i}`, `message ${i}`));
+    const first = counter.count(build()).total;
+    expect(encoded).toBeGreaterThanOrEqual(size);
+    encoded = 0;
+    // Equal content in new objects, as a stateless caller converts its history on every call.
+    expect(counter.count(build()).total).toBe(first);
+    expect(encoded).toBe(0);
   });
 
   it('counts the same with a cache of 3 entries as with the default (eviction never changes a count)', () => {
