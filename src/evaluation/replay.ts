@@ -101,10 +101,10 @@ const price = (tokens: number, perMillion: number | undefined): number =>
  * session does between calls.
  */
 export async function replayConversation(
-  messages: readonly Message[],
+  input: readonly Message[],
   options: ReplayOptions,
 ): Promise<ReplayResult> {
-  assertMessages(messages, 'replayConversation');
+  const messages = assertMessages(input, 'replayConversation');
   const { counter } = options;
   const shorthands = {
     ...(options.policy === undefined ? {} : { policy: options.policy }),

@@ -6,22 +6,34 @@
  * becomes one `ChatfoldError` naming the path (`messages[3].parts[0].text: expected string,
  * received number`) instead of a `TypeError` deep inside.
  *
- * The rules are {@link messageSchema}'s. The check itself is a hand-written pass that
- * allocates nothing (zod would cost 4–16 µs a message on every call); given an
- * {@link EngineCache}, a message object that passed once is remembered there with its size
- * (messages are immutable: their types are `readonly`, and token counts are cached by object
- * the same way), so a warm call with the same cache costs one `WeakMap` lookup per message.
+ * The rules are {@link messageSchema}'s. Each message is first read once into a frozen plain
+ * copy (issue 24 §2: a proxy or getter cannot answer the check one way and the code after it
+ * another), and the copy is checked by a hand-written pass (zod would cost 4–16 µs a message
+ * on every call). A checked copy carries its size in a private field, so handing it back costs
+ * nothing; given an {@link EngineCache}, the caller's object is remembered there with its copy
+ * (token counts are cached by object), so a warm call costs one `WeakMap` lookup per message.
  * The schema words the error when a message fails.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { cacheOption, cacheTable, type EngineCache } from './engine-cache.ts';
-import { isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
+import { ENVELOPE_DEPTH, isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 import { messageInputSchema, messageSchema } from './message-schema.ts';
 import { parseProviderInput } from './provider-input.ts';
+import { MAX_ARRAY_LENGTH, snapshotInput } from './snapshot.ts';
 import { type Message, ROLES } from './types.ts';
 
 /** Largest message chatfold accepts by default, in UTF-16 code units of its text (MSG-4). */
 export const DEFAULT_MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Most parts one message may hold, and most content items one tool result may hold (issue 24
+ * §3). Real messages have a handful; a message of 200,000 one-character parts is refused where
+ * it enters, not accepted and then too large for every prompt made from it.
+ */
+export const MAX_MESSAGE_PARTS = 10_000;
+
+/** Most messages one call reads; a longer (or sparse) array is refused by its length. */
+export const MAX_MESSAGES = MAX_ARRAY_LENGTH;
 
 /** Options of {@link assertMessages}. */
 export interface AssertMessagesOptions {
@@ -32,35 +44,57 @@ export interface AssertMessagesOptions {
 }
 
 /**
- * Message objects that passed the check, with their size, so a warm call still applies its
- * size limit.
+ * The caller's message objects that passed the check, each with the checked copy made of it,
+ * so a warm call returns the same copy (counts and caches are keyed by object).
  */
-const CHECKED = cacheTable('messages.checked', () => new WeakMap<object, number>());
+const CHECKED = cacheTable('messages.checked', () => new WeakMap<object, Message>());
 
 /**
- * Marks `normalizeMessages` output: checked there, against the caller's own size limit, and
- * accepted everywhere from then on. A non-enumerable property of the object chatfold made
- * (copies do not carry it), not a table.
+ * Marks the frozen copies this module made (and `normalizeMessages` output) with their size: a
+ * private field, which a proxy cannot fake (`#size in value` consults no trap), so a proxy
+ * wrapped around a checked message is read and checked like any other input.
  */
-const NORMALIZED = Symbol('chatfold.normalized');
+class CheckedStamp {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the stamp is installed on `target` itself.
+    return target as CheckedStamp;
+  }
+}
+class CheckedMessage extends CheckedStamp {
+  readonly #size: number;
+  constructor(target: object, size: number) {
+    super(target);
+    this.#size = size;
+  }
+  static sizeOf(value: object): number | undefined {
+    return #size in value ? (value as CheckedMessage).#size : undefined;
+  }
+}
 
 /**
- * Checks that `value` is an array of well-formed neutral messages and returns it unchanged
- * (MSG-4). Shape only: structural rules (tool-call pairing, role order, duplicate ids, JSON
- * tool arguments) are `validate`'s. O(n) on first sight of each message object, one
- * `WeakMap` lookup per message after that.
+ * Checks that `value` is an array of well-formed neutral messages and returns a checked copy
+ * of it (MSG-4, issue 24 §2). Shape only: structural rules (tool-call pairing, role order,
+ * duplicate ids, JSON tool arguments) are `validate`'s.
+ *
+ * Each message is read once into a frozen plain copy and the copy is checked, so a proxy or a
+ * getter cannot pass the check with one answer and be used with another: callers work on the
+ * returned array, never on `value` again. Copies this module made before (and
+ * `normalizeMessages` output) are returned as they are; given a cache, a message object seen
+ * before costs one `WeakMap` lookup. O(n) in the messages' real size on first sight.
  *
  * @param value What the caller passed as messages.
  * @param fn The public function being called, named in the error (`'countTokens'`).
  * @param options The size limit (default {@link DEFAULT_MAX_MESSAGE_CHARS}).
- * @returns `value`, typed.
+ * @returns The checked messages: frozen copies, or the same objects when they are already checked copies.
  * @throws ChatfoldError `E_INVALID_MESSAGES` (not an array), `E_INVALID_MESSAGE` (wrong shape,
- *   `details.where` is the path), `E_UNKNOWN_ROLE`, `E_NESTING_TOO_DEEP`, `E_MESSAGE_TOO_LARGE`.
+ *   `details.where` is the path, or reading it threw), `E_UNKNOWN_ROLE`, `E_NESTING_TOO_DEEP`,
+ *   `E_MESSAGE_TOO_LARGE` (too many characters, more than {@link MAX_MESSAGE_PARTS} parts, an
+ *   array longer than {@link MAX_MESSAGES}).
  *
  * @example
- * export function planSomething(messages: readonly Message[]) {
- *   assertMessages(messages, 'planSomething');
- *   // from here on the types hold
+ * export function planSomething(input: readonly Message[]) {
+ *   const messages = assertMessages(input, 'planSomething');
+ *   // from here on the types hold, and only `messages` is read
  * }
  */
 export function assertMessages(
@@ -68,17 +102,96 @@ export function assertMessages(
   fn: string,
   options: AssertMessagesOptions = {},
 ): readonly Message[] {
-  if (!Array.isArray(value)) {
+  return checkMessageList(value, fn, options).messages;
+}
+
+/**
+ * {@link assertMessages}, also giving the caller's objects as they were read (once), for
+ * {@link withCallerObjects}.
+ */
+export function checkMessageList(
+  value: unknown,
+  fn: string,
+  options: AssertMessagesOptions = {},
+): { readonly messages: readonly Message[]; readonly inputs: readonly unknown[] } {
+  const inputs = readMessageList(value, fn);
+  const limit = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+  const checked = cacheOption(options.cache, fn)?.table(CHECKED);
+  const messages: Message[] = new Array(inputs.length);
+  for (let index = 0; index < inputs.length; index++)
+    messages[index] = checkOne(inputs[index], index, fn, limit, checked);
+  return { messages, inputs };
+}
+
+/**
+ * The entries of a caller's message array, each read once, after its length is read once and
+ * bounded (a sparse array of length 1e9 is refused before a walk).
+ *
+ * @throws ChatfoldError `E_INVALID_MESSAGES` (not an array, or reading it threw),
+ *   `E_MESSAGE_TOO_LARGE` (longer than {@link MAX_MESSAGES}).
+ */
+export function readMessageList(value: unknown, fn: string): unknown[] {
+  const read = <T>(get: () => T): T => {
+    try {
+      return get();
+    } catch (error) {
+      if (ChatfoldError.isInstance(error)) throw error;
+      throw new ChatfoldError(
+        'E_INVALID_MESSAGES',
+        `${fn}: the messages could not be read; pass plain data`,
+        {
+          function: fn,
+        },
+      );
+    }
+  };
+  if (!read(() => Array.isArray(value))) {
     throw new ChatfoldError(
       'E_INVALID_MESSAGES',
       `${fn}: expected an array of messages, received ${received(value)}`,
       { function: fn },
     );
   }
-  const limit = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
-  const checked = cacheOption(options.cache, fn)?.table(CHECKED);
-  for (let index = 0; index < value.length; index++) checkOne(value[index], index, fn, limit, checked);
-  return value as readonly Message[];
+  const list = value as readonly unknown[];
+  const length: unknown = read(() => list.length);
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw new ChatfoldError(
+      'E_INVALID_MESSAGES',
+      `${fn}: the messages' length is not a whole number; pass plain data`,
+      {
+        function: fn,
+      },
+    );
+  }
+  if (length > MAX_MESSAGES) {
+    throw new ChatfoldError(
+      'E_MESSAGE_TOO_LARGE',
+      `${fn}: ${length} messages, more than the ${MAX_MESSAGES} one call reads; send fewer`,
+      { function: fn, where: 'messages', actual: length, limit: MAX_MESSAGES },
+    );
+  }
+  const items: unknown[] = new Array(length);
+  for (let index = 0; index < length; index++) items[index] = read(() => list[index]);
+  return items;
+}
+
+/**
+ * `output` with each message that is one of `checked` (kept as it was) replaced by the
+ * caller's object it was copied from, for functions that promise to hand back the caller's
+ * objects for the messages they keep (`pruneMessages`, `trimToTokens`). The caller's objects
+ * are only handed back here, never read: the work was done on the copies.
+ *
+ * @param output What the function made from the checked messages.
+ * @param list What {@link checkMessageList} returned.
+ */
+export function withCallerObjects(
+  output: readonly Message[],
+  { messages, inputs }: ReturnType<typeof checkMessageList>,
+): Message[] {
+  const original = new Map<Message, Message>();
+  for (let index = 0; index < messages.length; index++)
+    original.set(messages[index] as Message, inputs[index] as Message);
+  return output.map((message) => original.get(message) ?? message);
 }
 
 /**
@@ -89,6 +202,7 @@ export function assertMessages(
  * @param index Its index in the caller's list, for the error path; omit for a lone message.
  * @param fn The public function being called.
  * @param options The cache that remembers checked messages.
+ * @returns The checked copy (see {@link assertMessages}); callers read it, not `value`.
  * @throws ChatfoldError As {@link assertMessages}.
  */
 export function assertMessage(
@@ -97,58 +211,104 @@ export function assertMessage(
   fn: string,
   options: Pick<AssertMessagesOptions, 'cache'> = {},
 ): Message {
-  checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, options.cache?.table(CHECKED));
-  return value as Message;
+  return checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, options.cache?.table(CHECKED));
 }
 
 /**
  * Checks a `MessageInput` (id and timestamp may be missing), as `normalizeMessages` does
- * before it fills them in. Not remembered: the input objects are copied.
+ * before it fills them in. `value` must be a snapshot (plain data chatfold copied): it is
+ * read again after the check.
+ *
+ * @returns The message's size in characters.
  */
-export function assertMessageInput(value: unknown, index: number, fn: string, maxMessageChars: number): void {
-  checkOne(value, index, fn, maxMessageChars, undefined, true);
+export function assertMessageInput(
+  value: unknown,
+  index: number,
+  fn: string,
+  maxMessageChars: number,
+): number {
+  const result = messageFault(value, true);
+  if (typeof result === 'number') {
+    if (result > maxMessageChars) throw tooLarge(fn, index, result, maxMessageChars, true);
+    return result;
+  }
+  throw describeFault(value, index, fn, true, result);
 }
 
-/** Marks a message as checked (`normalizeMessages` output: already checked, whatever its limit). */
-export function markChecked(message: Message): void {
-  Object.defineProperty(message, NORMALIZED, { value: true });
+/**
+ * Marks a message as checked, with its size (`normalizeMessages` output, frozen: already
+ * checked, whatever its limit).
+ */
+export function markChecked(message: Message, size = 0): void {
+  new CheckedMessage(message, size);
 }
 
-/** Whether `value` is `normalizeMessages` output (checked there). */
-const isNormalized = (value: object): boolean => NORMALIZED in value;
+/**
+ * A plain copy of one caller message, read once (issue 24 §2): every later read of the
+ * message is a read of this copy.
+ */
+export function snapshotMessage(
+  value: unknown,
+  index: number | undefined,
+  fn: string,
+  freeze: boolean,
+): unknown {
+  return snapshotInput(value, {
+    root: index === undefined ? 'message' : `messages[${index}]`,
+    maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
+    freeze,
+    fn,
+  });
+}
 
 function checkOne(
   value: unknown,
   index: number | undefined,
   fn: string,
   limit: number,
-  checked: WeakMap<object, number> | undefined,
-  input = false,
-): void {
-  const known =
-    input || typeof value !== 'object' || value === null
-      ? undefined
-      : (checked?.get(value) ?? (isNormalized(value) ? 0 : undefined));
-  const result = known ?? messageFault(value, input);
-  if (typeof result === 'number') {
-    if (result > limit) {
-      const where = index === undefined ? 'message' : `messages[${index}]`;
-      throw new ChatfoldError(
-        'E_MESSAGE_TOO_LARGE',
-        `${fn}: ${where}: message has ${result} characters, more than the limit of ${limit}; clip the content before adding it${input ? ' or raise maxMessageChars' : ''}`,
-        { function: fn, ...(index === undefined ? {} : { index }), actual: result, limit },
-      );
+  checked: WeakMap<object, Message> | undefined,
+): Message {
+  if (typeof value === 'object' && value !== null) {
+    const known = checked?.get(value) ?? value;
+    const size = CheckedMessage.sizeOf(known);
+    if (size !== undefined) {
+      if (size > limit) throw tooLarge(fn, index, size, limit, false);
+      return known as Message;
     }
-    if (!input && known === undefined) checked?.set(value as object, result);
-    return;
   }
-  throw describeFault(value, index, fn, input, result);
+  const copy = snapshotMessage(value, index, fn, true);
+  const result = messageFault(copy, false);
+  if (typeof result !== 'number') throw describeFault(copy, index, fn, false, result);
+  if (result > limit) throw tooLarge(fn, index, result, limit, false);
+  const message = copy as Message;
+  markChecked(message, result);
+  if (typeof value === 'object' && value !== null) checked?.set(value, message);
+  return message;
 }
 
-/** Where a message fails the hand-written check (`''` for the message itself), and whether for depth. */
+function tooLarge(
+  fn: string,
+  index: number | undefined,
+  size: number,
+  limit: number,
+  input: boolean,
+): ChatfoldError {
+  const where = index === undefined ? 'message' : `messages[${index}]`;
+  return new ChatfoldError(
+    'E_MESSAGE_TOO_LARGE',
+    `${fn}: ${where}: message has ${size} characters, more than the limit of ${limit}; clip the content before adding it${input ? ' or raise maxMessageChars' : ''}`,
+    { function: fn, ...(index === undefined ? {} : { index }), actual: size, limit },
+  );
+}
+
+/**
+ * Where a message fails the hand-written check (`''` for the message itself), and whether for
+ * depth or for holding more parts than {@link MAX_MESSAGE_PARTS} (`parts` is how many).
+ */
 interface Fault {
   readonly path: string;
   readonly deep: boolean;
+  readonly parts?: number;
 }
 
 /** The error for a message the fast check refused; zod words shape errors. */
@@ -161,6 +321,20 @@ function describeFault(
 ): ChatfoldError {
   const root = index === undefined ? 'message' : `messages[${index}]`;
   if (fault.deep) return nestingError(`${root}${fault.path}`, fn);
+  if (fault.parts !== undefined) {
+    const where = `${root}${fault.path}`;
+    return new ChatfoldError(
+      'E_MESSAGE_TOO_LARGE',
+      `${fn}: ${where}: ${fault.parts} parts, more than the limit of ${MAX_MESSAGE_PARTS}; join the text into fewer parts`,
+      {
+        function: fn,
+        where,
+        ...(index === undefined ? {} : { index }),
+        actual: fault.parts,
+        limit: MAX_MESSAGE_PARTS,
+      },
+    );
+  }
   // The check stopped at the first fault; zod reads the whole message, after
   // parseProviderInput has bounded its depth (something deeper still is reported as such).
   try {
@@ -243,7 +417,7 @@ function jsonFault(value: unknown, depth: number): Fault | undefined {
 
 const SHAPE: Fault = { path: '', deep: false };
 const DEEP: Fault = { path: '', deep: true };
-const under = (key: string, fault: Fault): Fault => ({ path: `${key}${fault.path}`, deep: fault.deep });
+const under = (key: string, fault: Fault): Fault => ({ ...fault, path: `${key}${fault.path}` });
 const at = (key: string, fault: Fault | undefined): Fault | undefined =>
   fault === undefined ? undefined : under(key, fault);
 
@@ -333,6 +507,7 @@ function messageFault(value: unknown, input: boolean): number | Fault {
   if (fault !== undefined) return fault;
   const parts = value.parts;
   if (!Array.isArray(parts)) return { path: '.parts', deep: false };
+  if (parts.length > MAX_MESSAGE_PARTS) return { path: '.parts', deep: false, parts: parts.length };
   let chars = 0;
   for (let i = 0; i < parts.length; i++) {
     const size = partSize(parts[i], true);
@@ -376,6 +551,7 @@ function partSize(part: unknown, top: boolean): number | Fault {
       if (!isOptionalString(part.toolName) || !isOptionalBoolean(part.isError)) return SHAPE;
       const content = part.content;
       if (!Array.isArray(content)) return { path: '.content', deep: false };
+      if (content.length > MAX_MESSAGE_PARTS) return { path: '.content', deep: false, parts: content.length };
       let size = 0;
       for (let i = 0; i < content.length; i++) {
         const inner = partSize(content[i], false);

@@ -1,5 +1,11 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { assertMessageInput, DEFAULT_MAX_MESSAGE_CHARS, markChecked } from './check-messages.ts';
+import {
+  assertMessageInput,
+  DEFAULT_MAX_MESSAGE_CHARS,
+  markChecked,
+  readMessageList,
+  snapshotMessage,
+} from './check-messages.ts';
 import { contentHash } from './content-hash.ts';
 import { nestingError } from './json-depth.ts';
 import { argumentsFault, invalidArgumentsError } from './tool-arguments.ts';
@@ -79,21 +85,17 @@ export function deriveMessageId(
  *   `E_INVALID_TEXT` (lone surrogates with `loneSurrogates: 'error'`).
  */
 export function normalizeMessages(input: readonly MessageInput[], options: NormalizeOptions = {}): Message[] {
-  if (!Array.isArray(input)) {
-    throw new ChatfoldError(
-      'E_INVALID_MESSAGES',
-      `normalizeMessages: expected an array of messages, received ${describe(input)}`,
-      { function: 'normalizeMessages' },
-    );
-  }
+  // Read once (issue 24 §2): the list's length is bounded before a walk (a sparse array is
+  // refused by its length), each entry is read once, and each message is copied once before
+  // it is checked; everything below reads the copies only.
+  const items = readMessageList(input, 'normalizeMessages');
   const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   const now = options.now ?? (() => new Date());
   const seen = new Map<string, number>();
   let stamp: string | undefined;
   const out: Message[] = [];
-  // A loop over indexes, not map: map skips the holes of a sparse array, which must be refused.
-  for (let index = 0; index < input.length; index++) {
-    const message = input[index] as MessageInput;
+  for (let index = 0; index < items.length; index++) {
+    const message = snapshotMessage(items[index], index, 'normalizeMessages', true) as MessageInput;
     assertMessageInput(message, index, 'normalizeMessages', maxChars);
     const where = `messages[${index}]`;
     const { role } = message;
@@ -119,11 +121,29 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
     stamp = message.createdAt ?? stamp ?? now().toISOString();
     const normalized: Message = { ...message, id, role, parts, createdAt: stamp };
     if (message.id === undefined) Object.defineProperty(normalized, DERIVED_ID, { value: true });
-    // Checked above with this call's size limit: accepted everywhere from now on.
+    // Checked above with this call's size limit, and frozen: accepted everywhere from now on,
+    // whatever the size limit there.
+    freezeMessage(normalized);
     markChecked(normalized);
     out.push(normalized);
   }
   return out;
+}
+
+/**
+ * Freezes the layers `normalizeMessages` made (message, parts, tool-result content); the
+ * values under them come from a frozen snapshot.
+ */
+function freezeMessage(message: Message): void {
+  for (const part of message.parts) {
+    if (part.type === 'tool-result') {
+      for (const inner of part.content) Object.freeze(inner);
+      Object.freeze(part.content);
+    }
+    Object.freeze(part);
+  }
+  Object.freeze(message.parts);
+  Object.freeze(message);
 }
 
 /**
@@ -140,6 +160,34 @@ const DERIVED_ID = Symbol('chatfold.derived-id');
  */
 export function hasDerivedId(message: Message): boolean {
   return DERIVED_ID in message;
+}
+
+/** A caller's message read once (see {@link readMessageInputs}). */
+export interface MessageInputRead {
+  /** A plain frozen copy of the caller's message, not yet checked (`normalizeMessages` checks it). */
+  readonly message: unknown;
+  /** Whether the caller's object is one whose id `normalizeMessages` derived ({@link hasDerivedId}). */
+  readonly derivedId: boolean;
+}
+
+/**
+ * Reads a caller's list of messages once, for code that looks at them before
+ * `normalizeMessages` does (a session giving messages ids of their own): the list's length is
+ * bounded before a walk, each message is copied once, and the copies are what is used after.
+ *
+ * @throws ChatfoldError `E_INVALID_MESSAGES`, `E_MESSAGE_TOO_LARGE` (too many messages),
+ *   `E_NESTING_TOO_DEEP`, `E_INVALID_MESSAGE` (a property could not be read).
+ */
+export function readMessageInputs(input: unknown, fn: string): MessageInputRead[] {
+  return readMessageList(input, fn).map((item, index) => {
+    let derivedId = false;
+    try {
+      derivedId = typeof item === 'object' && item !== null && DERIVED_ID in item;
+    } catch {
+      // A proxy whose `has` trap throws: its id is its own, as for any message without the mark.
+    }
+    return { derivedId, message: snapshotMessage(item, index, fn, true) };
+  });
 }
 
 /** A part with its text cleaned (lone surrogates) and its tool arguments checked; shape already checked. */

@@ -14,6 +14,7 @@ import {
 } from './openai-schema.ts';
 import { extraKeys, parseProviderInput } from './provider-input.ts';
 import { withMarkers } from './provider-metadata.ts';
+import { readOnce } from './snapshot.ts';
 import type { AttachmentPart, Message, MessageInput, Part, TextPart, ToolCallPart } from './types.ts';
 
 export type {
@@ -301,10 +302,15 @@ export function fromOpenAI(
   messages: readonly OpenAIMessage[] | { readonly messages: readonly OpenAIMessage[] },
   options: NormalizeOptions = {},
 ): Message[] {
-  const list =
-    !Array.isArray(messages) && typeof messages === 'object' && messages !== null && 'messages' in messages
-      ? messages.messages
-      : messages;
+  // Guarded: a revoked proxy throws from Array.isArray itself (issue 24 §2).
+  const list = readOnce(
+    () =>
+      !Array.isArray(messages) && typeof messages === 'object' && messages !== null && 'messages' in messages
+        ? messages.messages
+        : messages,
+    'messages',
+    'fromOpenAI',
+  );
   const parsed = parseProviderInput(openAIMessagesSchema, list, OPENAI_NAMES);
   const state: ReadState = { names: new Map(), legacy: [] };
   return normalizeMessages(

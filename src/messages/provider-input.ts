@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { ENVELOPE_DEPTH, MAX_NESTING_DEPTH, nestingError, tooDeepPath } from './json-depth.ts';
+import { ENVELOPE_DEPTH, MAX_NESTING_DEPTH } from './json-depth.ts';
 import { describe } from './normalize.ts';
+import { snapshotInput } from './snapshot.ts';
 import type { JsonValue } from './types.ts';
 
 /** How a provider's format names things in error messages. */
@@ -41,17 +42,26 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
  * `E_NESTING_TOO_DEEP` for JSON nested deeper than `MAX_NESTING_DEPTH`, `E_INVALID_MESSAGE`
  * for anything else that does not match, each naming the path.
  */
-export function parseProviderInput<T>(schema: z.ZodType<T>, input: unknown, names: ProviderInputNames): T {
-  // The schemas recurse into JSON values: a 10,000-deep tool input would overflow the stack
-  // inside zod, so depth is bounded first with a check that cannot overflow (MSG-4).
-  const deep = tooDeepPath(input, MAX_NESTING_DEPTH + ENVELOPE_DEPTH);
-  if (deep !== undefined) throw nestingError(formatPath(names.root, deep));
-  const result = schema.safeParse(input);
-  // The input itself, not zod's copy: the schemas only check (no transforms), and a copy would
+export function parseProviderInput<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+  names: ProviderInputNames,
+  limits: { readonly maxBinaryBytes?: number } = {},
+): T {
+  // One read of the caller's input (issue 24 §2): a proxy or getter cannot answer the schema
+  // one way and the conversion another. The copy also bounds depth (a 10,000-deep tool input
+  // would overflow the stack inside zod), array lengths and byte arrays before any work (MSG-4).
+  const snapshot = snapshotInput(input, {
+    root: names.root,
+    maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
+    ...(limits.maxBinaryBytes === undefined ? {} : { maxBinaryBytes: limits.maxBinaryBytes }),
+  });
+  const result = schema.safeParse(snapshot);
+  // The snapshot, not zod's copy: the schemas only check (no transforms), and zod's copy would
   // lose own `__proto__` keys that tool arguments may legitimately hold.
-  if (result.success) return input as T;
+  if (result.success) return snapshot as T;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
-  throw issueError(issue, [], input, names, result.error.issues.length);
+  throw issueError(issue, [], snapshot, names, result.error.issues.length);
 }
 
 /** Keys of `value` that are not in `known` and not undefined, as JSON, or undefined when none. */

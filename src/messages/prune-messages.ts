@@ -1,7 +1,8 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { assertMessages } from './check-messages.ts';
+import { checkMessageList, withCallerObjects } from './check-messages.ts';
 import { describe } from './normalize.ts';
 import { type ContentItem, contentOf, isEmptyContent, withContent } from './prune-messages-content.ts';
+import { isArray } from './snapshot.ts';
 import type { Message } from './types.ts';
 
 /** Which messages lose something: all, all but the last one, all but the last N, or none. */
@@ -112,7 +113,8 @@ function dropOrphanReasoning(items: readonly ContentItem[], keep: boolean[]): vo
  * Tool approvals and other AI SDK parts that `fromAiSdk` carries in metadata are pruned like the
  * SDK prunes them. A result's tool is its call's name when the call is in the list (the AI SDK
  * reads the result's own `toolName`, which may be absent in neutral messages or, in broken
- * histories, differ). Messages that lose nothing are the caller's objects; the input is not mutated.
+ * histories, differ). Messages that lose nothing are the caller's objects; the input is not mutated
+ * (and read once: the pruned messages are made from a checked copy of it).
  *
  * @param options The messages (oldest first) and what to prune.
  * @returns The pruned messages.
@@ -122,19 +124,20 @@ function dropOrphanReasoning(items: readonly ContentItem[], keep: boolean[]): vo
  * const history = pruneMessages({ messages, reasoning: 'before-last-message', toolCalls: 'before-last-2-messages' });
  */
 export function pruneMessages({
-  messages,
+  messages: input,
   reasoning = 'none',
   toolCalls = [],
   emptyMessages = 'remove',
 }: PruneMessagesOptions): Message[] {
-  if (!Array.isArray(messages)) {
+  if (!isArray(input)) {
     throw new ChatfoldError(
       'E_INVALID_MESSAGES',
-      `pruneMessages: expected { messages: Message[] }, received messages: ${describe(messages)}`,
+      `pruneMessages: expected { messages: Message[] }, received messages: ${describe(input)}`,
       {},
     );
   }
-  assertMessages(messages, 'pruneMessages');
+  const list = checkMessageList(input, 'pruneMessages');
+  const { messages } = list;
   if (reasoning !== 'all' && reasoning !== 'before-last-message' && reasoning !== 'none') {
     throw invalid(
       'reasoning',
@@ -234,5 +237,5 @@ export function pruneMessages({
     if (emptyMessages === 'remove' && isEmptyContent(pruned, items)) return;
     out.push(pruned);
   });
-  return out;
+  return withCallerObjects(out, list);
 }

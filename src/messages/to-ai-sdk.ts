@@ -192,8 +192,8 @@ function partTo(part: Part, names: ReadonlyMap<string, string>, where: string): 
  * @example
  * const result = await generateText({ model, messages: toAiSdk(history) });
  */
-export function toAiSdk(messages: readonly Message[], options: ToProviderOptions = {}): AiSdkMessage[] {
-  assertMessages(messages, 'toAiSdk', { cache: options?.cache });
+export function toAiSdk(input: readonly Message[], options: ToProviderOptions = {}): AiSdkMessage[] {
+  const messages = assertMessages(input, 'toAiSdk', { cache: options?.cache });
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toAiSdk');
   const names = new Map<string, string>();
   for (const message of messages)

@@ -255,10 +255,10 @@ export function toAnthropic(
   options?: ToAnthropicOptions,
 ): AnthropicRequest | AnthropicBetaRequest;
 export function toAnthropic(
-  messages: readonly Message[],
+  input: readonly Message[],
   options: ToAnthropicOptions = {},
 ): AnthropicBetaRequest {
-  assertMessages(messages, 'toAnthropic', { cache: options?.cache });
+  const messages = assertMessages(input, 'toAnthropic', { cache: options?.cache });
   const settings: Settings = {
     reasoning: reasoningOption(options, ['auto', 'omit'], 'toAnthropic'),
     api: choice(options, 'api', ['messages', 'beta']),

@@ -150,8 +150,8 @@ function partToGemini(
  * const { systemInstruction, contents } = toGemini(history);
  * await ai.models.generateContent({ model, contents, config: { systemInstruction } });
  */
-export function toGemini(messages: readonly Message[], options: ToProviderOptions = {}): GeminiRequest {
-  assertMessages(messages, 'toGemini', { cache: options?.cache });
+export function toGemini(input: readonly Message[], options: ToProviderOptions = {}): GeminiRequest {
+  const messages = assertMessages(input, 'toGemini', { cache: options?.cache });
   const reasoning = reasoningOption(options, ['auto', 'omit'], 'toGemini');
   const names = new Map<string, string>();
   for (const message of messages) {

@@ -216,9 +216,9 @@ function assistantToOpenAI(
  * @example
  * const completion = await openai.chat.completions.create({ model: 'gpt-4.1', messages: toOpenAI(messages) });
  */
-export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): OpenAIMessage[] {
+export function toOpenAI(input: readonly Message[], options: ToOpenAIOptions = {}): OpenAIMessage[] {
   const cache = options?.cache; // options may be anything (checked below)
-  assertMessages(messages, 'toOpenAI', { cache });
+  const messages = assertMessages(input, 'toOpenAI', { cache });
   const reasoning = reasoningOption(options, ['auto', 'omit', 'reasoning_content'], 'toOpenAI');
   const out: OpenAIMessage[] = [];
   for (let index = 0; index < messages.length; index++) {

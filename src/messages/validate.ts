@@ -162,9 +162,10 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   return problemsOf(messages, options, 'validate');
 }
 
-function problemsOf(messages: readonly Message[], options: ValidateOptions, fn: string): ValidationProblem[] {
+function problemsOf(input: readonly Message[], options: ValidateOptions, fn: string): ValidationProblem[] {
   const { provider, allowPendingToolCalls = false, ignore = [], cache } = options;
-  assertMessages(messages, fn, { cache });
+  // The checked copy from here on (issue 24 §2): the caller's objects are read once.
+  const messages = assertMessages(input, fn, { cache });
   const ignored = new Set<ValidationProblemKind>(ignore);
   const problems: ValidationProblem[] = [];
   const report = (kind: ValidationProblemKind, index: number, text: string, callId?: string): void => {

@@ -1,5 +1,5 @@
 import type { CompactionReport } from '../compaction/types.ts';
-import { hasDerivedId } from '../messages/normalize.ts';
+import { readMessageInputs } from '../messages/normalize.ts';
 import type { Message, MessageInput, Provider, ToolDefinition } from '../messages/types.ts';
 import type { CompactionDecision, ContextMeasure } from '../policy/decide.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
@@ -13,12 +13,13 @@ import type { SessionProjection } from './session-projection.ts';
  * every message without an id of its own (or with one a converter derived) its own.
  */
 export function withSessionIds(inputs: readonly MessageInput[]): MessageInput[] {
-  return inputs.map((message) =>
+  // Each message read once, into a plain copy (issue 24 §2): the id decided here is the one stored.
+  return readMessageInputs(inputs, 'append').map(({ message, derivedId }) =>
     typeof message === 'object' &&
     message !== null &&
-    (message.id === undefined || hasDerivedId(message as Message))
-      ? { ...message, id: `msg_${globalThis.crypto.randomUUID().replaceAll('-', '')}` }
-      : message,
+    ((message as MessageInput).id === undefined || derivedId)
+      ? { ...(message as MessageInput), id: `msg_${globalThis.crypto.randomUUID().replaceAll('-', '')}` }
+      : (message as MessageInput),
   );
 }
 

@@ -1,5 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { assertMessages } from '../messages/check-messages.ts';
+import { checkMessageList, withCallerObjects } from '../messages/check-messages.ts';
 import { describe } from '../messages/normalize.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
@@ -258,20 +258,21 @@ export function trimToTokens(
     );
   }
   // MSG-4: malformed messages get a typed error naming the path, not a TypeError inside.
-  assertMessages(messages, 'trimToTokens');
+  const list = checkMessageList(messages, 'trimToTokens'); // read once (issue 24 §2)
   const { settings, countList, split } = readTrimOptions(options as TrimOptions<unknown, unknown>);
   const answer = (request: Request): unknown =>
     request.kind === 'count' ? countList?.(request.messages) : split(request.text);
-  const steps = trim(messages, settings);
+  const steps = trim(list.messages, settings);
+  const kept = (out: Message[]): Message[] => withCallerObjects(out, list);
   // Run synchronously until a callback returns a promise, then continue asynchronously.
   let step = steps.next();
   while (step.done !== true) {
     const request = step.value;
     const value = answer(request);
-    if (isThenable(value)) return finish(steps, request, value, answer);
+    if (isThenable(value)) return finish(steps, request, value, answer).then(kept);
     step = steps.next(checked(request, value));
   }
-  return step.value;
+  return kept(step.value);
 }
 
 async function finish(

@@ -66,10 +66,10 @@ export function countTokens(messages: readonly Message[], options: CountTokensOp
     counterFor(
       options.tokenizer ?? (options.model === undefined ? 'chars/4' : tokenizerForModel(options.model)),
     );
-  assertMessages(messages, 'countTokens', { cache: counter.cache });
+  const checked = assertMessages(messages, 'countTokens', { cache: counter.cache });
   const { model: _model, tokenizer: _tokenizer, counter: _counter, tools, ...choice } = options;
   return counter.count(
-    messages,
+    checked,
     tools === undefined ? choice : { ...choice, tools: toToolDefinitions(tools) },
   );
 }

@@ -60,7 +60,7 @@ export function extendTokenCount(
   options: ExtendTokenCountOptions = {},
 ): TokenCount {
   checkPrevious(counter, previous);
-  assertMessages(appended, 'extendTokenCount');
+  const checked = assertMessages(appended, 'extendTokenCount');
   let chain = (previous as { [CHAIN]?: Chain })[CHAIN];
   if (chain === undefined) {
     chain = {
@@ -75,7 +75,7 @@ export function extendTokenCount(
   const counts =
     chain.appended.length === chain.length ? chain.appended : chain.appended.slice(0, chain.length);
   let appendedSum = chain.appendedSum;
-  for (const message of appended) {
+  for (const message of checked) {
     const tokens = counter.countMessage(message);
     counts.push(tokens);
     appendedSum += tokens;

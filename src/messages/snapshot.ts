@@ -1,0 +1,293 @@
+/**
+ * Reading an input once (issue 24 §2, §3). An entry check that reads a caller's object and a
+ * conversion that reads it again can see two different things: a `Proxy` or a getter may
+ * answer one way to the check and another way to the code after it, so a value checked is not
+ * the value used (or stored). {@link snapshotInput} reads every property exactly once into a
+ * plain data copy, and everything after the check works on that copy.
+ *
+ * The copy is also where the size of an input is bounded before any work proportional to a
+ * size it only claims: an array's `length` is read once and refused above
+ * {@link MAX_ARRAY_LENGTH} before a walk (a sparse array of length 1e9 holds a few entries but
+ * would take 1e9 steps), a byte array's length is compared with the caller's limit before any
+ * base64 conversion, and the number of values copied is bounded by {@link MAX_INPUT_NODES} (a
+ * value shared many times over, `a = { x: a0, y: a0 }` thirty levels deep, is a billion
+ * values to anything that walks it as JSON).
+ *
+ * Anything a getter or a proxy trap throws while it is read becomes `E_INVALID_MESSAGE` naming
+ * the path, so only `ChatfoldError`s leave the converters and the entry check.
+ */
+import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { ENVELOPE_DEPTH, isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
+
+/**
+ * Longest array chatfold walks (messages in a request, parts, JSON arrays). An array's
+ * `length` is refused above it before the first element is read.
+ */
+export const MAX_ARRAY_LENGTH = 1_000_000;
+
+/**
+ * Most values (objects, arrays and their entries, shared ones counted each time they are
+ * reached) one input may hold; walking more than this as JSON is refused before it starts.
+ */
+export const MAX_INPUT_NODES = 8_000_000;
+
+/** Options of {@link snapshotInput}. */
+export interface SnapshotOptions {
+  /** Where paths start in errors: `messages`, `messages[3]`, `` for a request object. */
+  readonly root: string;
+  /** Deepest nesting copied; deeper (or cyclic) input is `E_NESTING_TOO_DEEP`. */
+  readonly maxDepth?: number;
+  /** Largest byte array (`Uint8Array`, `ArrayBuffer`) accepted, checked by its length before any copy. */
+  readonly maxBinaryBytes?: number;
+  /** Freeze every object of the copy (a copy chatfold hands out and trusts from then on). */
+  readonly freeze?: boolean;
+  /** The public function being called, named in errors. */
+  readonly fn?: string;
+}
+
+/**
+ * A prototype for copies of objects that are not plain (class instances, `Date`s, `Map`s…):
+ * their own enumerable keys are copied, and the copy stays non-plain, so checks that accept
+ * only plain objects refuse it as they refused the original.
+ */
+const NOT_PLAIN: object = Object.freeze(Object.create(null));
+
+// Intrinsic getters, captured before any caller code runs: they read internal slots, so an own
+// `byteLength` property or a proxy cannot make a byte array claim another size.
+const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArrayTag = Object.getOwnPropertyDescriptor(typedArrayPrototype, Symbol.toStringTag)?.get;
+const typedArrayByteLength = Object.getOwnPropertyDescriptor(typedArrayPrototype, 'byteLength')?.get;
+const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')?.get;
+const urlHref = Object.getOwnPropertyDescriptor(URL.prototype, 'href')?.get;
+
+/** What the copy of one object cost: values reached under it, shared ones counted each time. */
+interface Copied {
+  readonly copy: unknown;
+  readonly nodes: number;
+}
+
+/**
+ * A plain data copy of `value`, reading every property once. Strings, numbers, booleans,
+ * `null` and `undefined` are kept; arrays and objects are copied (own enumerable string keys,
+ * `__proto__` kept as data); a `Uint8Array`, `ArrayBuffer` or `URL` is copied through its
+ * internal slots; anything else (functions, symbols) is kept as it is for the caller's schema
+ * to refuse. A value reached twice is copied once and shared in the copy.
+ *
+ * @param value The caller's input.
+ * @param options Where paths start, depth and byte limits, whether to freeze.
+ * @returns The copy.
+ * @throws ChatfoldError `E_NESTING_TOO_DEEP` (deeper than the limit, or cyclic),
+ *   `E_MESSAGE_TOO_LARGE` (an array longer than {@link MAX_ARRAY_LENGTH}, a byte array over
+ *   `maxBinaryBytes`, more than {@link MAX_INPUT_NODES} values), `E_INVALID_MESSAGE` (reading a
+ *   property threw).
+ */
+export function snapshotInput(value: unknown, options: SnapshotOptions): unknown {
+  const reader = new SnapshotReader(options);
+  return reader.copy(value, 1).copy;
+}
+
+class SnapshotReader {
+  readonly #options: SnapshotOptions;
+  readonly #maxDepth: number;
+  readonly #path: (string | number)[] = [];
+  /** Copies made so far (shared values are copied once); `undefined` copy while in progress. */
+  readonly #copies = new Map<object, Copied | undefined>();
+  #nodes = 0;
+
+  constructor(options: SnapshotOptions) {
+    this.#options = options;
+    this.#maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH + ENVELOPE_DEPTH;
+  }
+
+  copy(value: unknown, depth: number): Copied {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
+      return this.#charge({ copy: value, nodes: 1 });
+    }
+    if (typeof value === 'function') return this.#charge({ copy: value, nodes: 1 });
+    if (this.#copies.has(value)) {
+      const done = this.#copies.get(value);
+      // Reached again while its own copy is being made: a cycle, which JSON cannot hold.
+      if (done === undefined) throw nestingError(this.#where(), this.#options.fn);
+      return this.#charge({ copy: done.copy, nodes: done.nodes });
+    }
+    if (depth > this.#maxDepth) throw nestingError(this.#where(), this.#options.fn);
+    const binary = this.#binary(value);
+    if (binary !== undefined) return this.#charge({ copy: binary, nodes: 1 });
+    this.#copies.set(value, undefined);
+    const before = this.#nodes;
+    const copy = this.#read(() => Array.isArray(value))
+      ? this.#array(value as readonly unknown[], depth)
+      : this.#object(value, depth);
+    if (this.#options.freeze === true) Object.freeze(copy);
+    const done = { copy, nodes: this.#nodes - before + 1 };
+    this.#nodes++;
+    this.#copies.set(value, done);
+    return done;
+  }
+
+  #array(value: readonly unknown[], depth: number): unknown[] {
+    const length: unknown = this.#read(() => value.length);
+    // Only a proxy's length can be anything but a safe integer; compared as it is, an array
+    // would be converted to text (and a deep one would overflow the stack doing it).
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+      throw this.#read(() => {
+        throw new TypeError('its length is not a whole number');
+      });
+    }
+    if (length > MAX_ARRAY_LENGTH) {
+      throw this.#tooLarge(
+        `array of length ${length}, longer than the ${MAX_ARRAY_LENGTH} chatfold reads`,
+        length,
+        MAX_ARRAY_LENGTH,
+      );
+    }
+    const out: unknown[] = new Array(length);
+    for (let index = 0; index < length; index++) {
+      this.#path.push(index);
+      const item = this.#read(() => value[index]);
+      out[index] = this.copy(item, depth + 1).copy;
+      this.#path.pop();
+    }
+    return out;
+  }
+
+  #object(value: object, depth: number): Record<string, unknown> {
+    const plain = this.#read(() => isPlainObject(value));
+    const keys = this.#read(() => Object.keys(value));
+    if (keys.length > MAX_ARRAY_LENGTH) {
+      throw this.#tooLarge(
+        `object with ${keys.length} keys, more than the ${MAX_ARRAY_LENGTH} chatfold reads`,
+        keys.length,
+        MAX_ARRAY_LENGTH,
+      );
+    }
+    const out: Record<string, unknown> = plain ? {} : Object.create(NOT_PLAIN);
+    for (const key of keys) {
+      this.#path.push(key);
+      const item = this.#read(() => (value as Record<string, unknown>)[key]);
+      const copy = this.copy(item, depth + 1).copy;
+      // defineProperty, not assignment: a `__proto__` key is data here, as JSON.parse makes it.
+      if (key === '__proto__') {
+        Object.defineProperty(out, key, {
+          value: copy,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[key] = copy;
+      this.#path.pop();
+    }
+    return out;
+  }
+
+  /** A copy of a real byte array or URL (checked through internal slots), or undefined. */
+  #binary(value: object): Uint8Array | ArrayBuffer | URL | undefined {
+    const tag = attempt(() => typedArrayTag?.call(value));
+    if (tag === 'Uint8Array') {
+      const bytes = typedArrayByteLength?.call(value) as number;
+      this.#checkBytes(bytes);
+      // The constructor copies a typed array through its internal slots, reading no property.
+      return new Uint8Array(value as Uint8Array);
+    }
+    const bufferBytes = attempt(() => arrayBufferByteLength?.call(value) as number | undefined);
+    if (typeof bufferBytes === 'number') {
+      this.#checkBytes(bufferBytes);
+      const copy = new ArrayBuffer(bufferBytes);
+      new Uint8Array(copy).set(new Uint8Array(value as ArrayBuffer));
+      return copy;
+    }
+    const href = attempt(() => urlHref?.call(value) as string | undefined);
+    return typeof href === 'string' ? new URL(href) : undefined;
+  }
+
+  #checkBytes(bytes: number): void {
+    const limit = this.#options.maxBinaryBytes;
+    if (limit !== undefined && bytes > limit) {
+      throw this.#tooLarge(
+        `${bytes} bytes of binary data, more than the limit of ${limit} bytes; send a URL or a smaller file`,
+        bytes,
+        limit,
+      );
+    }
+  }
+
+  #charge(copied: Copied): Copied {
+    this.#nodes += copied.nodes;
+    if (this.#nodes > MAX_INPUT_NODES) {
+      throw this.#tooLarge(
+        `more than ${MAX_INPUT_NODES} values (objects, arrays and their entries) to read`,
+        this.#nodes,
+        MAX_INPUT_NODES,
+      );
+    }
+    return copied;
+  }
+
+  /** Runs one read of the caller's value; whatever it throws becomes a typed error at the path. */
+  read<T>(read: () => T): T {
+    return this.#read(read);
+  }
+
+  #read<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (ChatfoldError.isInstance(error)) throw error;
+      const where = this.#where();
+      const fn = this.#options.fn;
+      throw new ChatfoldError(
+        'E_INVALID_MESSAGE',
+        `${fn === undefined ? '' : `${fn}: `}${where}: could not be read (${describeThrown(error)}); pass plain data`,
+        { where, ...(fn === undefined ? {} : { function: fn }) },
+      );
+    }
+  }
+
+  #tooLarge(what: string, actual: number, limit: number): ChatfoldError {
+    const where = this.#where();
+    const fn = this.#options.fn;
+    return new ChatfoldError('E_MESSAGE_TOO_LARGE', `${fn === undefined ? '' : `${fn}: `}${where}: ${what}`, {
+      where,
+      actual,
+      limit,
+      ...(fn === undefined ? {} : { function: fn }),
+    });
+  }
+
+  #where(): string {
+    let out = this.#options.root;
+    for (const key of this.#path) {
+      out += typeof key === 'number' ? `[${key}]` : `${out === '' ? '' : '.'}${key}`;
+      if (out.length > 200) return `${out.slice(0, 200)}…`;
+    }
+    return out === '' ? 'request' : out;
+  }
+}
+
+/**
+ * One read of a caller's value outside a snapshot (picking `messages` out of a request object):
+ * whatever it throws becomes `E_INVALID_MESSAGE` at `where`.
+ */
+export function readOnce<T>(read: () => T, where: string, fn?: string): T {
+  return new SnapshotReader({ root: where, ...(fn === undefined ? {} : { fn }) }).read(read);
+}
+
+/** `Array.isArray`, false for a revoked proxy (where `Array.isArray` itself throws). */
+export function isArray(value: unknown): value is readonly unknown[] {
+  return attempt(() => Array.isArray(value)) === true;
+}
+
+/** The result of `read`, or undefined when it throws (brand checks on foreign values). */
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A few words about a thrown value, without running the thrower's code again where avoidable. */
+function describeThrown(error: unknown): string {
+  const text = attempt(() => (error instanceof Error ? `${error.name}: ${error.message}` : typeof error));
+  return typeof text === 'string' ? text.slice(0, 200) : 'an exception';
+}
