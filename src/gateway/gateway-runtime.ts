@@ -20,6 +20,7 @@ import { conversationFingerprint, messageKey } from './conversation-key.ts';
 import { type ConversationMap, createConversationMap, gatewayMessageId } from './conversation-map.ts';
 import { type GatewayConfig, type GatewayProfile, profileFor } from './gateway-config.ts';
 import type { GatewayEvent, GatewayEventListener } from './gateway-events.ts';
+import { createOpenAIHistoryCache, type OpenAIHistoryCache } from './openai-history-cache.ts';
 import {
   sendUpstream,
   type UpstreamAuth,
@@ -136,6 +137,8 @@ export interface GatewayRuntime {
   }): Promise<{ readonly messages: readonly Message[]; readonly tokens: number }>;
   emit(event: GatewayEvent): void;
   readonly map: ConversationMap;
+  /** Chat Completions histories converted once per message (see `createOpenAIHistoryCache`). */
+  readonly openAIHistory: OpenAIHistoryCache;
   /** Whether the model is offered `chatfold_recall` (the config's `recall`). */
   readonly recall: boolean;
   /** Sends a body upstream as it is (the recall rounds), with the request's headers and the gateway's key. */
@@ -340,6 +343,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
 
   return {
     map,
+    openAIHistory: createOpenAIHistoryCache(),
     recall: config.recall === true,
     send: ({ format, path, body, incoming, signal }) =>
       sendUpstream({

@@ -5,6 +5,7 @@
  * a JSON completion or an SSE stream — comes back byte for byte, with the gateway's headers.
  */
 import type { Context } from 'hono';
+import { contentHash } from '../messages/content-hash.ts';
 import { fromOpenAI, type OpenAIMessage, toOpenAI } from '../messages/openai.ts';
 import { type OpenAIToolDefinition, toolsFromOpenAI } from '../messages/tools/openai-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
@@ -19,6 +20,17 @@ import { passedResponseHeaders } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
 
 type Json = Record<string, unknown>;
+
+/** The history cache's key: the named session, else the wire head (system prompt and first user turn). */
+function historyScope(
+  wire: readonly Json[],
+  sessionHeader: string | undefined,
+  route: string | undefined,
+): string {
+  if (sessionHeader !== undefined) return `${route ?? ''}\nsession\n${sessionHeader}`;
+  const firstUser = wire.findIndex((message) => message?.role === 'user');
+  return `${route ?? ''}\nhead\n${contentHash(JSON.stringify(wire.slice(0, firstUser < 0 ? wire.length : firstUser + 1)))}`;
+}
 
 /** The reply as a neutral message, or undefined when there is none or it does not convert. */
 function neutralReply(runtime: GatewayRuntime, reply: OpenAIReply): Message | undefined {
@@ -57,6 +69,7 @@ export async function openAIChatCompletions(
   }
   const model = body.model;
   const stream = body.stream === true;
+  const sessionHeader = context.req.header('x-chatfold-session') || undefined;
   // Recall is answered by the gateway between two upstream calls: only when the answer is whole.
   const recall = runtime.recall && !stream;
   const sent = recall
@@ -65,7 +78,10 @@ export async function openAIChatCompletions(
   let messages: Message[];
   let tools: ToolDefinition[] | undefined;
   try {
-    messages = fromOpenAI(body.messages as OpenAIMessage[]);
+    messages = runtime.openAIHistory.convert(
+      historyScope(body.messages as Json[], sessionHeader, route),
+      body.messages as OpenAIMessage[],
+    );
     tools = Array.isArray(body.tools) ? toolsFromOpenAI(body.tools as OpenAIToolDefinition[]) : undefined;
     if (recall) tools = [...(tools ?? []), recallToolDefinition];
   } catch (error) {
@@ -80,7 +96,7 @@ export async function openAIChatCompletions(
       model,
       messages,
       tools,
-      sessionHeader: context.req.header('x-chatfold-session') || undefined,
+      sessionHeader,
       incoming: context.get('incoming'),
       path: '/chat/completions',
       body: (projection) => JSON.stringify({ ...sent, messages: toOpenAI(projection) }),

@@ -102,6 +102,15 @@ export function upstreamUrl(baseUrl: string, path: string, search = ''): string 
   return `${baseUrl.replace(/\/+$/, '')}${path}${search}`;
 }
 
+/** Socket errors of a reused keep-alive connection that the server had closed. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function isStaleConnection(error: unknown): boolean {
+  if (!(error instanceof TypeError)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && STALE_CONNECTION.has(code);
+}
+
 /** Options of {@link sendUpstream}. */
 export interface SendUpstreamOptions {
   readonly url: string;
@@ -115,6 +124,9 @@ export interface SendUpstreamOptions {
 /**
  * Sends one request upstream.
  *
+ * A connection reset before any answer (a kept-alive connection the upstream closed) is
+ * retried once on a new connection.
+ *
  * @returns The response when its status is 2xx (its body not read yet).
  * @throws UpstreamError for any other status, with the body read.
  */
@@ -126,12 +138,21 @@ export async function sendUpstream({
   signal,
   fetch: fetchImpl = fetch,
 }: SendUpstreamOptions): Promise<Response> {
-  const response = await fetchImpl(url, {
+  const init = {
     method,
     headers,
     ...(body === undefined ? {} : { body }),
     ...(signal === undefined ? {} : { signal }),
-  });
+  };
+  let response: Response;
+  try {
+    response = await fetchImpl(url, init);
+  } catch (error) {
+    // A kept-alive connection the upstream closed just as it was reused: nothing reached the
+    // model, so the request is sent once more on a new connection.
+    if (!isStaleConnection(error) || signal?.aborted === true) throw error;
+    response = await fetchImpl(url, init);
+  }
   if (response.ok) return response;
   throw new UpstreamError(response.status, await response.text(), response.headers);
 }
