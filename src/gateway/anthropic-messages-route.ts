@@ -98,6 +98,7 @@ export async function anthropicMessages(
       path: '/messages',
       body: (projection) => withProjection(body, projection),
       signal: context.req.raw.signal,
+      startedAt: started,
     });
   } catch (error) {
     return forwardErrorResponse(runtime, 'anthropic', model, error);

@@ -92,6 +92,8 @@ export interface ForwardRequest {
   readonly path: string;
   readonly body: (projection: readonly Message[]) => string;
   readonly signal?: AbortSignal;
+  /** When the request arrived (`performance.now()`), so the gateway's own time includes reading and converting it. */
+  readonly startedAt?: number;
 }
 
 /** The conversation a request was mapped to. */
@@ -250,7 +252,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
   };
 
   const forward = async (request: ForwardRequest): Promise<Forwarded> => {
-    const started = performance.now();
+    const started = request.startedAt ?? performance.now();
     const profile = profileFor(config, request.model, request.route);
     const chatfold = chatfoldFor(profile, request.model);
     const rootId = checkSessionId(

@@ -101,6 +101,7 @@ export async function openAIChatCompletions(
       path: '/chat/completions',
       body: (projection) => JSON.stringify({ ...sent, messages: toOpenAI(projection) }),
       signal: context.req.raw.signal,
+      startedAt: started,
     });
   } catch (error) {
     return forwardErrorResponse(runtime, 'openai', model, error);
