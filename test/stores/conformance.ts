@@ -173,6 +173,42 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       expect((await store.append('t', records([m])))[0]?.seq).toBe(1);
     });
 
+    it('stores the message it checked: one that changes between reads is kept as first read, readable (issue 24 §2)', async () => {
+      const { store } = await open();
+      const honest = message('first answer');
+      let reads = 0;
+      // Every read of `parts` after the first answers with something that is not parts.
+      const liar = new Proxy(honest, {
+        get(target, key, receiver) {
+          if (key === 'parts' && ++reads > 1) return 42;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+      const [row] = await store.append('s', records([liar]));
+      expect(reads).toBe(1);
+      expect(row?.message).toEqual(honest);
+      expect((await store.messages('s')).map((r) => r.message)).toEqual([honest]);
+    });
+
+    it('refuses a record it could not read back, storing nothing of the batch (issue 24 §2)', async () => {
+      const { store } = await open();
+      const bad = [
+        { ...message('x'), parts: null },
+        { ...message('x'), metadata: { when: new Date(0) } },
+        new Proxy(message('x'), {
+          get() {
+            throw new TypeError('no reading me');
+          },
+        }),
+      ];
+      for (const item of bad) {
+        await expect(
+          store.append('s', records([message('ok'), item as unknown as Message])),
+        ).rejects.toSatisfy((e: unknown) => ChatfoldError.hasCode(e, 'E_INVALID_MESSAGE'));
+      }
+      expect(await store.messages('s')).toEqual([]);
+    });
+
     it('appends a batch all or none', async () => {
       const { store } = await open();
       const m = message('x');

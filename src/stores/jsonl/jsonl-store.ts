@@ -8,6 +8,7 @@ import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
+import { readBackParsed, storableRecords } from '../shared/storable-records.ts';
 import { checkJsonlOptions } from '../shared/store-options.ts';
 import type {
   AppendRecord,
@@ -143,7 +144,9 @@ export class JsonlStore implements Store {
     return options.limit === undefined ? infos : infos.slice(0, Math.max(0, options.limit));
   }
 
-  async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+  async append(sessionId: string, input: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+    // Each message read once and checked: the line written is made from the checked copy (issue 24 §2).
+    const records = storableRecords('jsonl store', input);
     const session = this.#session(sessionId);
     // Outside the lock: the JSON of each message. Fingerprints are only needed for ids seen before.
     const prepared = records.map((record) => ({ record, json: JSON.stringify(record.message) }));
@@ -181,6 +184,7 @@ export class JsonlStore implements Store {
           text += line;
           // Parse what was written: the row kept is exactly what a later read returns.
           const { batchEnd: _, ...row } = JSON.parse(line) as StoredMessage & { batchEnd?: number };
+          readBackParsed('jsonl store', row.message);
           lines.push({ row: deepFreeze(row), batchEnd });
         });
         await session.appendRows(text, lines, this.#fsync);

@@ -3,6 +3,7 @@ import { deepFreeze } from '../shared/deep-freeze.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { searchRows, selectMessages } from '../shared/query-rows.ts';
+import { readBackParsed, storableRecords } from '../shared/storable-records.ts';
 import { checkMemoryOptions } from '../shared/store-options.ts';
 import type {
   AppendRecord,
@@ -82,7 +83,9 @@ export class MemoryStore implements Store {
     return options.limit === undefined ? all : all.slice(0, options.limit);
   }
 
-  async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+  async append(sessionId: string, input: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+    // Each message read once and checked: what is kept is the checked copy (issue 24 §2).
+    const records = storableRecords('memory store', input);
     const session = this.#session(sessionId, true) as MemorySession;
     // Check the whole batch first: all or nothing. Fingerprints only for ids seen before (a
     // retry), so a new message costs its JSON and no canonical JSON.
@@ -113,9 +116,12 @@ export class MemoryStore implements Store {
         ...(record.tokenizer === undefined ? {} : { tokenizer: record.tokenizer }),
         storedAt,
       });
+      // Read back before it is kept: a row that would not read back is never kept (issue 24 §2).
+      const row = this.#unpack(session, packed);
+      readBackParsed('memory store', row.message);
       session.byId.set(record.message.id, session.rows.length);
       session.rows.push(packed);
-      out.push(this.#unpack(session, packed));
+      out.push(row);
     }
     if (records.length > 0) session.info.updatedAt = storedAt;
     return out;

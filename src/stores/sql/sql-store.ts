@@ -4,6 +4,7 @@ import type { JsonValue } from '../../messages/types.ts';
 import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { DEFAULT_SEARCH_LIMIT } from '../shared/query-rows.ts';
+import { readBackMessage, storableRecords } from '../shared/storable-records.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -134,8 +135,10 @@ export class SqlStore implements Store {
     return rows.map((row) => toSessionInfo(row, this.#driver.dialect));
   }
 
-  async append(sessionId: string, records: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
+  async append(sessionId: string, input: readonly AppendRecord[]): Promise<readonly StoredMessage[]> {
     checkSessionId(sessionId);
+    // Each message read once and checked: the text stored is made from the checked copy (issue 24 §2).
+    const records = storableRecords(`${this.kind} store`, input);
     // Serialise and check the batch before taking any lock: all or nothing.
     const prepared: PreparedRecord[] = records.map((record) => {
       const content = JSON.stringify(record.message);
@@ -211,6 +214,7 @@ export class SqlStore implements Store {
         const rows = fresh.slice(i, i + perStatement);
         await sql.query(this.#sql.insertMessages(rows.length), rows.flat());
       }
+      if (fresh.length > 0) await this.#readBack(sql, sessionId, fresh);
       if (fresh.length > 0) await sql.query(this.#sql.touchSession, [storedAt, sessionId]);
       // Rows handed out are the caller's: a retry returning the same row object twice would share it.
       const handedOut = new Set<StoredMessage>();
@@ -356,6 +360,29 @@ export class SqlStore implements Store {
       () => this.#driver.close(),
     );
     return this.#closed;
+  }
+
+  /**
+   * Reads the rows just inserted back in the same transaction and checks each is the message
+   * written (issue 24 §2): a row that would not read back rolls the append back.
+   */
+  async #readBack(sql: SqlExecutor, sessionId: string, fresh: readonly SqlValue[][]): Promise<void> {
+    const first = Number(fresh[0]?.[1]);
+    const rows = await sql.query<MessageRow>(this.#sql.messagesAsc, [
+      sessionId,
+      first - 1,
+      clampSeq(MAX_SEQ),
+    ]);
+    if (rows.length !== fresh.length) {
+      throw new ChatfoldError(
+        'E_STORE',
+        `${this.kind} store: append refused: ${rows.length} rows read back of the ${fresh.length} written; nothing was stored`,
+        { operation: 'append' },
+      );
+    }
+    rows.forEach((row, index) => {
+      readBackMessage(`${this.kind} store`, row.content, fresh[index]?.[4] as string);
+    });
   }
 
   /** Creates the session row if missing and, where the dialect needs it, locks it; returns its metadata JSON. */
