@@ -192,8 +192,29 @@ export interface SnapshotHistory {
   snapshots(sessionId: string, kind?: SnapshotKind): Promise<readonly Snapshot[]>;
 }
 
+/**
+ * Capability: one turn at a time per session, across every process that shares the store
+ * (issue 24 §5). A lease names its holder and lasts until a time; the holder renews it while
+ * its turn runs, and a lease whose holder died expires on its own.
+ */
+export interface SessionLeases {
+  /**
+   * Takes (or renews) the session's lease for `holder` for `ttlMs` from now.
+   *
+   * @returns true when `holder` holds it now; false while another holder's lease is live.
+   */
+  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease back, if `holder` still holds it. */
+  releaseLease(sessionId: string, holder: string): Promise<void>;
+}
+
 /** A store with every capability: what `memoryStore`, `jsonlStore`, `sqliteStore` and `postgresStore` return. */
-export type FullStore = Store & SessionCatalog & MessageSearch & SettingsStore & SnapshotHistory;
+export type FullStore = Store &
+  SessionCatalog &
+  MessageSearch &
+  SettingsStore &
+  SnapshotHistory &
+  SessionLeases;
 
 const hasMethods = (store: Store, names: readonly string[]): boolean =>
   names.every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function');
@@ -211,6 +232,11 @@ export function hasSearch(store: Store): store is Store & MessageSearch {
 /** Whether the store keeps settings. */
 export function hasSettings(store: Store): store is Store & SettingsStore {
   return hasMethods(store, ['getSetting', 'setSetting']);
+}
+
+/** Whether the store serialises a session's turns across processes. */
+export function hasSessionLeases(store: Store): store is Store & SessionLeases {
+  return hasMethods(store, ['acquireLease', 'releaseLease']);
 }
 
 /** Whether the store lists every snapshot of a session. */

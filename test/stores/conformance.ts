@@ -209,6 +209,38 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       expect(await store.messages('s')).toEqual([]);
     });
 
+    it('leases a session to one holder at a time, renewable, released, expiring (issue 24 §5)', async () => {
+      const { store } = await open();
+      expect(await store.acquireLease('s', 'a', 60_000)).toBe(true);
+      expect(await store.acquireLease('s', 'b', 60_000)).toBe(false);
+      expect(await store.acquireLease('s', 'a', 60_000)).toBe(true); // renewed
+      expect(await store.acquireLease('t', 'b', 60_000)).toBe(true); // another session
+      await store.releaseLease('s', 'b'); // not b's: nothing happens
+      expect(await store.acquireLease('s', 'b', 60_000)).toBe(false);
+      await store.releaseLease('s', 'a');
+      expect(await store.acquireLease('s', 'b', 0)).toBe(true);
+      // A lease of 0 ms has expired already: anyone may take it over.
+      expect(await store.acquireLease('s', 'c', 60_000)).toBe(true);
+      expect(await store.acquireLease('s', 'b', 60_000)).toBe(false);
+    });
+
+    it('gives a contended lease to exactly one of many concurrent holders, across instances (issue 24 §5)', async () => {
+      const under = await open();
+      const other = under.reopen === undefined ? under.store : await under.reopen();
+      try {
+        const holders = Array.from({ length: 8 }, (_, i) => `h${i}`);
+        const won = await Promise.all(
+          holders.map((holder, i) => (i % 2 === 0 ? under.store : other).acquireLease('s', holder, 60_000)),
+        );
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const winner = holders[won.indexOf(true)] as string;
+        await (other === under.store ? under.store : other).releaseLease('s', winner);
+        expect(await under.store.acquireLease('s', 'next', 60_000)).toBe(true);
+      } finally {
+        if (other !== under.store) await other.close();
+      }
+    });
+
     it('appends a batch all or none', async () => {
       const { store } = await open();
       const m = message('x');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import type { JsonValue, Message } from '../../messages/types.ts';
@@ -57,6 +57,9 @@ interface SessionFile {
 const SETTINGS_FILE = 'settings.json';
 const SETTINGS_LOCK = 'settings.lock';
 
+/** A session's turn lease (issue 24 §5): `{ holder, expiresAt }`, absent when nobody holds it. */
+const LEASE_FILE = 'lease.json';
+
 /**
  * Keeps each session in its own folder of append-only JSONL files (ST-1, seed 004). Several
  * processes on one machine may share the directory (ST-5): writes take a lock file, every
@@ -90,6 +93,34 @@ export class JsonlStore implements Store {
     this.#lock = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
     this.#cachedSessions = Math.max(1, cachedSessions);
     this.#now = now;
+  }
+
+  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    const session = this.#session(sessionId);
+    // Read and written under the session's file lock, so two processes cannot both take it.
+    return this.#exclusive(session, async () => {
+      const path = join(session.folder, LEASE_FILE);
+      const now = this.#now().getTime();
+      const current = (await readJsonFile(path)) as { holder?: unknown; expiresAt?: unknown } | undefined;
+      const live =
+        current !== undefined &&
+        current.holder !== holder &&
+        typeof current.expiresAt === 'number' &&
+        current.expiresAt > now;
+      if (live) return false;
+      const lease = { holder, expiresAt: now + Math.max(0, Math.floor(ttlMs)) };
+      await writeFileAtomic(path, `${JSON.stringify(lease)}\n`, { fsync: false });
+      return true;
+    });
+  }
+
+  async releaseLease(sessionId: string, holder: string): Promise<void> {
+    const session = this.#session(sessionId);
+    await this.#exclusive(session, async () => {
+      const path = join(session.folder, LEASE_FILE);
+      const current = (await readJsonFile(path)) as { holder?: unknown } | undefined;
+      if (current?.holder === holder) await rm(path, { force: true });
+    });
   }
 
   async ensureSession(

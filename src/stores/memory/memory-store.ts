@@ -50,6 +50,7 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   readonly #sessions = new Map<string, MemorySession>();
   readonly #settings = new Map<string, JsonValue>();
+  readonly #leases = new Map<string, { readonly holder: string; readonly expiresAt: number }>();
   readonly #now: () => Date;
   #snapshotCount = 0;
 
@@ -67,6 +68,19 @@ export class MemoryStore implements Store {
       session.info.updatedAt = this.#now().toISOString();
     }
     return this.#info(session);
+  }
+
+  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    checkSessionId(sessionId);
+    const now = this.#now().getTime();
+    const current = this.#leases.get(sessionId);
+    if (current !== undefined && current.holder !== holder && current.expiresAt > now) return false;
+    this.#leases.set(sessionId, { holder, expiresAt: now + Math.max(0, Math.floor(ttlMs)) });
+    return true;
+  }
+
+  async releaseLease(sessionId: string, holder: string): Promise<void> {
+    if (this.#leases.get(sessionId)?.holder === holder) this.#leases.delete(sessionId);
   }
 
   async getSession(sessionId: string): Promise<SessionInfo | undefined> {

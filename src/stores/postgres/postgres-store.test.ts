@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, runStoreConformance } from '../../../test/stores/conformance.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import { SCHEMA_VERSION } from '../sql/schema.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../sql/schema.ts';
 import { postgresStore } from './postgres-store.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -69,8 +69,11 @@ describe.runIf(DATABASE_URL !== undefined)('postgres server (DATABASE_URL)', () 
     );
     try {
       await Promise.all(stores.map((store, i) => store.append('s', [{ message: message(`open ${i}`) }])));
-      const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations`);
-      expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+      const { rows } = await admin.query(
+        `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+      );
+      expect(rows).toEqual(MIGRATIONS.map((migration) => ({ version: migration.version })));
+      expect(rows.at(-1)).toEqual({ version: SCHEMA_VERSION });
       expect((await stores[0]?.messages('s'))?.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
@@ -92,6 +95,7 @@ describe('postgresStore', () => {
     expect(tables.rows.map((r) => r.table_name)).toEqual([
       'chat_messages',
       'schema_migrations',
+      'session_leases',
       'session_snapshots',
       'sessions',
       'settings',

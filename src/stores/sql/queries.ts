@@ -26,6 +26,7 @@ export function buildQueries(d: SqlDialect) {
   const messages = d.table('chat_messages');
   const snapshots = d.table('session_snapshots');
   const settings = d.table('settings');
+  const leases = d.table('session_leases');
   const q = (sql: string): string => d.placeholders(sql);
   const messageColumns = `seq, ${d.jsonText('content')} AS content, input_tokens, output_tokens, token_estimate, tokenizer, stored_at`;
   const snapshotColumns = `id, session_id, kind, ${d.jsonText('content_json')} AS content_json, message_cutoff_id, cutoff_seq, token_count, created_at`;
@@ -68,6 +69,14 @@ export function buildQueries(d: SqlDialect) {
     messagesAscLimited: messageRange('ASC', true),
     messagesDesc: messageRange('DESC', false),
     messagesDescLimited: messageRange('DESC', true),
+    /**
+     * Takes a session's lease for a holder until a time: a new row, the holder's own lease
+     * (renewed) or an expired one (taken over); returns no row when another holder's is live.
+     */
+    acquireLease: q(
+      `INSERT INTO ${leases} AS l (session_id, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE l.holder = excluded.holder OR l.expires_at <= ? RETURNING holder`,
+    ),
+    releaseLease: q(`DELETE FROM ${leases} WHERE session_id = ? AND holder = ?`),
     recordUsage: q(
       `UPDATE ${messages} SET input_tokens = coalesce(?, input_tokens), output_tokens = coalesce(?, output_tokens) WHERE session_id = ? AND message_id = ?`,
     ),

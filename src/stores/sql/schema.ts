@@ -55,6 +55,19 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE ${d.table('settings')} ("key" TEXT PRIMARY KEY, "value" ${d.types.json} NOT NULL)`,
     ],
   },
+  {
+    version: 2,
+    name: 'session_leases',
+    // One turn at a time per session across processes (issue 24 §5): who holds a session's
+    // turn and until when (milliseconds since 1970), renewed while the turn runs.
+    statements: (d) => [
+      `CREATE TABLE ${d.table('session_leases')} (
+        session_id TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this code writes and reads. */

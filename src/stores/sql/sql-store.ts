@@ -354,6 +354,22 @@ export class SqlStore implements Store {
     );
   }
 
+  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+    checkSessionId(sessionId);
+    const now = this.#now().getTime();
+    const rows = await this.#transaction('write', 'acquireLease', (sql) =>
+      sql.query(this.#sql.acquireLease, [sessionId, holder, now + Math.max(0, Math.floor(ttlMs)), now]),
+    );
+    return rows.length > 0;
+  }
+
+  async releaseLease(sessionId: string, holder: string): Promise<void> {
+    checkSessionId(sessionId);
+    await this.#transaction('write', 'releaseLease', (sql) =>
+      sql.query(this.#sql.releaseLease, [sessionId, holder]),
+    );
+  }
+
   close(): Promise<void> {
     this.#closed ??= this.#opened.then(
       () => this.#driver.close(),

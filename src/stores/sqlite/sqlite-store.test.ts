@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, runStoreConformance } from '../../../test/stores/conformance.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
-import { SCHEMA_VERSION } from '../sql/schema.ts';
+import { MIGRATIONS, SCHEMA_VERSION } from '../sql/schema.ts';
 import { sqliteStore } from './sqlite-store.ts';
 
 let dir = '';
@@ -38,6 +38,7 @@ describe('sqliteStore', () => {
       expect.arrayContaining([
         'chat_messages',
         'schema_migrations',
+        'session_leases',
         'session_snapshots',
         'sessions',
         'settings',
@@ -45,10 +46,11 @@ describe('sqliteStore', () => {
     );
     expect(
       db
-        .prepare('SELECT version FROM schema_migrations')
+        .prepare('SELECT version FROM schema_migrations ORDER BY version')
         .all()
         .map((r) => r.version),
-    ).toEqual([SCHEMA_VERSION]);
+    ).toEqual(MIGRATIONS.map((migration) => migration.version));
+    expect(MIGRATIONS.at(-1)?.version).toBe(SCHEMA_VERSION);
     expect(db.prepare('PRAGMA journal_mode').get()?.journal_mode).toBe('wal');
     const row = db.prepare('SELECT role, search_text, content FROM chat_messages').get();
     expect(row?.role).toBe('user');

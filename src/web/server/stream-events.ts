@@ -115,8 +115,8 @@ export interface StreamAgentEventsOptions {
    * then the gauge and `done: aborted` are still sent.
    */
   readonly stop?: AbortSignal;
-  /** Called once when the stream ends, whatever the reason. */
-  readonly onEnd: () => void;
+  /** Called once when the stream ends, whatever the reason; `done` is sent after it settles. */
+  readonly onEnd: () => void | Promise<void>;
 }
 
 async function send(stream: SSEStreamingApi, event: StreamEvent, redact: Redactor): Promise<void> {
@@ -174,7 +174,8 @@ export function streamAgentEvents(context: Context, options: StreamAgentEventsOp
         clearInterval(keepalive);
         request.removeEventListener('abort', abort);
         stop?.removeEventListener('abort', stopRun);
-        onEnd();
+        // Settled before `done`: a client that sends its next turn on `done` finds the session free.
+        await onEnd();
       }
       if (!stream.aborted) await send(stream, { type: 'done', reason }, redact);
     },

@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
 import type { Agent, AgentEvent } from '../../agent/types.ts';
+import { type TurnLease, takeTurnLease } from '../../stores/shared/turn-lease.ts';
+import { HttpError } from './http-error.ts';
 import { streamAgentEvents } from './stream-events.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WebLog } from './web-log.ts';
@@ -49,17 +51,34 @@ export async function streamSessionRun(
   const release = deps.pool.begin(sessionId, () =>
     stop.abort(new DOMException('stopped by the user', 'AbortError')),
   );
+  let lease: TurnLease | undefined;
   try {
+    // Across processes too (issue 24 §5): another `chatfold serve` on the same store may be running one.
+    lease = await takeTurnLease(deps.store, sessionId, {
+      onLost: () => stop.abort(new DOMException('the session was taken over', 'AbortError')),
+    });
+    if (lease === undefined) {
+      throw new HttpError(
+        409,
+        'E_BUSY',
+        'a turn or a summary is already running in this session (on another server); wait for it to finish',
+      );
+    }
+    const held = lease;
     const agent = await deps.pool.agent(sessionId);
     return streamAgentEvents(context, {
       stop: stop.signal,
       run: (signal) => logCompactionFaults(run(agent, signal), sessionId, deps.log),
       gauge: () => deps.gauge(sessionId),
       redact: deps.redact,
-      onEnd: release,
+      onEnd: async () => {
+        release();
+        await held.release();
+      },
     });
   } catch (error) {
     release();
+    await lease?.release();
     throw error;
   }
 }
