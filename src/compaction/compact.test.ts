@@ -53,9 +53,9 @@ describe('compact (RT-1)', () => {
     expect(plan.tokensAfter).toBeLessThanOrEqual(plan.budget.messages);
     expect(plan.tokensAfter).toBe(counter.count(out).total);
     expect(validate(out)).toEqual([]);
-    expect(out[0]).toBe(messages[0]);
-    expect(out[1]).toBe(messages[1]);
-    expect(out.at(-1)).toBe(messages.at(-1));
+    expect(out[0]).toEqual(messages[0]);
+    expect(out[1]).toEqual(messages[1]);
+    expect(out.at(-1)).toEqual(messages.at(-1));
     expect(messages).toEqual(frozen);
     expect(plan.stages.map((stage) => stage.stage)).toContain('summarize');
     expect(plan.summary?.ledger.filesRead).toContain('src/file0.ts');

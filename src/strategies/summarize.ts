@@ -317,7 +317,12 @@ async function summarizeOnce(
   const maxTokens =
     options.maxSummaryTokens ??
     Math.max(
-      MIN_SUMMARY_FLOOR,
+      // Never ask for less than a useful summary (256 tokens, or half a short span): when the
+      // kept messages leave less, the final fit makes room, not the summary.
+      Math.min(
+        MIN_SUMMARY_TOKENS,
+        Math.max(MIN_SUMMARY_FLOOR, Math.floor(spanTokens * SUMMARY_SHARE_OF_SPAN)),
+      ),
       Math.min(
         room,
         Math.floor(context.target * SUMMARY_SHARE_OF_TARGET),
@@ -378,8 +383,8 @@ async function summarizeOnce(
   const textTokens = context.counter.countText(text);
   // An explicit size (the policy's `summary.maxTokens`) is a cap; otherwise what the target leaves is.
   const left = context.target - keptTokens - frameTokens - carriedTokens;
-  const limit =
-    options.maxSummaryTokens ?? Math.max(MIN_SUMMARY_FLOOR, Math.min(Math.max(maxTokens, room), left));
+  // The size asked for is never cut; beyond it, what the target leaves (the files gave way first).
+  const limit = options.maxSummaryTokens ?? Math.max(maxTokens, Math.min(room, left));
   if (textTokens > limit && result.source !== 'custom') {
     const charsPerToken = text.length / Math.max(1, textTokens);
     const original = text;

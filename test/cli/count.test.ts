@@ -139,7 +139,7 @@ describe('chatfold count formats and models (CLI-2)', () => {
     expect(lines[0]).toMatch(/^#\s+role\s+tokens\s+content$/);
     expect(lines[1]).toMatch(/^0\s+user\s+\d+\s+mix phx\.server doesnt seem to start$/);
     expect(lines.at(-1)).toMatch(
-      /^5 messages, [\d,]+ tokens \(calibrated, anthropic:claude, model claude-sonnet-4-5, format claude-code\)$/,
+      /^5 messages, [\d,]+ tokens \(calibrated, anthropic:claude, model claude-sonnet-4-6, format claude-code\)$/,
     );
   });
 

@@ -20,7 +20,8 @@ describe('chatfold replay --summarizer provider:model (SUM-5, CLI-3)', () => {
         'replay',
         fixture('claude-code/subagent.jsonl'),
         '--window',
-        '32000',
+        // The session peaks near 18,500 tokens: a window its default policy compacts in.
+        '24000',
         '--json',
         '--summarizer',
         'openai:gpt-4o-mini',
@@ -53,7 +54,8 @@ describe('chatfold replay --summarizer provider:model (SUM-5, CLI-3)', () => {
         'replay',
         fixture('claude-code/subagent.jsonl'),
         '--window',
-        '32000',
+        // The session peaks near 18,500 tokens: a window its default policy compacts in.
+        '24000',
         '--json',
         '--summarizer',
         'openai-compatible:llama3.2',
