@@ -102,8 +102,11 @@ function replyFor(body: Json): Json {
 export async function startOpenAIUpstream({
   limit = 1_000_000,
   holdStream,
+  script,
 }: {
   limit?: number;
+  /** Answers chosen by the test (a scripted agent run); undefined falls back to the default answers. */
+  script?: (body: Json, requestIndex: number) => Json | undefined;
   /** Streams pause after their first chunk until this resolves (a crash mid-stream). */
   holdStream?: () => Promise<void>;
 } = {}): Promise<OpenAIUpstream> {
@@ -150,7 +153,7 @@ export async function startOpenAIUpstream({
       });
       return;
     }
-    const message = replyFor(body);
+    const message = script?.(body, requests.length) ?? replyFor(body);
     const completionTokens = Math.ceil(JSON.stringify(message).length / 4);
     const usage = {
       prompt_tokens: promptTokens,
