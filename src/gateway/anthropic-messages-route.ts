@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import { fromAnthropic, toAnthropic } from '../messages/anthropic.ts';
 import type { AnthropicRequestInput } from '../messages/anthropic-schema.ts';
+import type { EngineCache } from '../messages/engine-cache.ts';
 import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 import { type AnthropicReply, anthropicReplyFromMessage, collectAnthropicStream } from './anthropic-reply.ts';
@@ -48,9 +49,9 @@ function readRequest(
 }
 
 /** The request body with the projection in place of `system` and `messages`. */
-function withProjection(body: Json, projection: readonly Message[]): string {
+function withProjection(body: Json, projection: readonly Message[], cache?: EngineCache): string {
   const { system: _system, messages: _messages, ...rest } = body;
-  const { system, messages } = toAnthropic(projection);
+  const { system, messages } = toAnthropic(projection, cache === undefined ? {} : { cache });
   return JSON.stringify({ ...rest, ...(system === undefined ? {} : { system }), messages });
 }
 
@@ -96,7 +97,7 @@ export async function anthropicMessages(
       sessionHeader: context.req.header('x-chatfold-session') || undefined,
       incoming: context.get('incoming'),
       path: '/messages',
-      body: (projection) => withProjection(body, projection),
+      body: (projection, cache) => withProjection(body, projection, cache),
       signal: context.req.raw.signal,
       startedAt: started,
     });

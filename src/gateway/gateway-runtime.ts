@@ -10,6 +10,7 @@ import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { retryOnOverflow } from '../integrations/call-with-overflow-retry.ts';
 import type { ContextOverflow } from '../integrations/overflow.ts';
+import { createEngineCache, type EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
 import type { Chatfold, PreparedPrompt, Session } from '../session/types.ts';
@@ -90,7 +91,8 @@ export interface ForwardRequest {
   readonly incoming: Headers;
   /** Path below the upstream base URL (`/chat/completions`). */
   readonly path: string;
-  readonly body: (projection: readonly Message[]) => string;
+  /** The upstream body for a projection; `cache` is the conversation's (give it to `toOpenAI` / `toAnthropic`). */
+  readonly body: (projection: readonly Message[], cache: EngineCache) => string;
   readonly signal?: AbortSignal;
   /** When the request arrived (`performance.now()`), so the gateway's own time includes reading and converting it. */
   readonly startedAt?: number;
@@ -102,6 +104,11 @@ export interface Conversation {
   readonly sessionId: string;
   readonly branchedFrom?: string;
   readonly session: Session;
+  /**
+   * The conversation's memo tables: converting the same projection messages again each turn
+   * reads what was checked before instead of checking it again.
+   */
+  readonly cache: EngineCache;
   /** Messages the session holds after this request's were appended (where the reply goes). */
   readonly length: number;
   readonly newMessages: number;
@@ -251,6 +258,8 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
     return chatfoldFor(profileFor(config, origin.model, origin.route), origin.model).session(id);
   };
 
+  const engineCaches = new LRUCache<string, EngineCache>({ max: 1_000 });
+
   const forward = async (request: ForwardRequest): Promise<Forwarded> => {
     const started = request.startedAt ?? performance.now();
     const profile = profileFor(config, request.model, request.route);
@@ -263,10 +272,16 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
       const session = await chatfold.session(match.sessionId);
       await rememberOrigin(match.sessionId, request.model, request.route);
       if (match.newMessages.length > 0) await session.append(match.newMessages);
+      let cache = engineCaches.get(match.sessionId);
+      if (cache === undefined) {
+        cache = createEngineCache();
+        engineCaches.set(match.sessionId, cache);
+      }
       return {
         rootId,
         sessionId: match.sessionId,
         session,
+        cache,
         length: match.keys.length,
         newMessages: match.newMessages.length,
         ...(match.branchedFrom === undefined ? {} : { branchedFrom: match.branchedFrom }),
@@ -290,7 +305,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
         return sendUpstream({
           url,
           headers,
-          body: request.body(next.messages),
+          body: request.body(next.messages, conversation.cache),
           ...(request.signal === undefined ? {} : { signal: request.signal }),
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
         });

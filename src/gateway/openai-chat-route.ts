@@ -99,7 +99,7 @@ export async function openAIChatCompletions(
       sessionHeader,
       incoming: context.get('incoming'),
       path: '/chat/completions',
-      body: (projection) => JSON.stringify({ ...sent, messages: toOpenAI(projection) }),
+      body: (projection, cache) => JSON.stringify({ ...sent, messages: toOpenAI(projection, { cache }) }),
       signal: context.req.raw.signal,
       startedAt: started,
     });

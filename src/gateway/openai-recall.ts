@@ -98,7 +98,10 @@ export async function resolveRecall({
     const response = await runtime.send({
       format: 'openai',
       path: '/chat/completions',
-      body: JSON.stringify({ ...body, messages: [...toOpenAI(projection), ...exchange] }),
+      body: JSON.stringify({
+        ...body,
+        messages: [...toOpenAI(projection, { cache: conversation.cache }), ...exchange],
+      }),
       incoming,
       ...(signal === undefined ? {} : { signal }),
     });
