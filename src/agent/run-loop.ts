@@ -2,6 +2,7 @@ import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { retryOnOverflow } from '../integrations/call-with-overflow-retry.ts';
 import { fromAiSdk } from '../messages/ai-sdk.ts';
+import { repairToolRounds } from '../messages/repair-tool-rounds.ts';
 import { toAiSdk } from '../messages/to-ai-sdk.ts';
 import type {
   Message,
@@ -270,7 +271,10 @@ async function streamStep(
   signal: AbortSignal,
   emit: (event: AgentEvent) => void,
 ): Promise<StepOutcome> {
-  const messages = toAiSdk(withCurrentInstructions(prompt, context.instructions)) as ModelMessage[];
+  // Never sent broken (issue 24 §5): another turn's unfinished tool round is held back, results
+  // interleaved in the log go back to their calls; a well-formed prompt passes unchanged.
+  const sendable = repairToolRounds(prompt).messages;
+  const messages = toAiSdk(withCurrentInstructions(sendable, context.instructions)) as ModelMessage[];
   // The request timeout is on silence: a long answer that keeps streaming is never cut.
   const timeoutMs = context.requestTimeoutMs;
   const silence = new AbortController();
