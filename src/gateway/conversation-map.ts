@@ -66,6 +66,17 @@ export function gatewayMessageId(sessionId: string, index: number, key: string):
  */
 export function createConversationMap({ store, maxCached = 1_000 }: ConversationMapOptions): ConversationMap {
   const cache = new LRUCache<string, KnownSession>({ max: maxCached });
+  // A conversation's unchanged messages are the same objects from one request to the next (the
+  // history cache reuses them): each is hashed once. Messages are immutable; nothing is kept alive.
+  const keyed = new WeakMap<Message, string>();
+  const keyOf = (message: Message): string => {
+    let key = keyed.get(message);
+    if (key === undefined) {
+      key = messageKey(message);
+      keyed.set(message, key);
+    }
+    return key;
+  };
   const locks = new Map<string, Promise<unknown>>();
 
   const keysOf = async (sessionId: string): Promise<string[]> => {
@@ -83,7 +94,7 @@ export function createConversationMap({ store, maxCached = 1_000 }: Conversation
   };
 
   const match = async (rootId: string, messages: readonly Message[]): Promise<ConversationMatch> => {
-    const keys = messages.map((message) => messageKey(message));
+    const keys = messages.map(keyOf);
     let sessionId = rootId;
     let branchedFrom: string | undefined;
     for (let depth = 0; ; depth++) {
