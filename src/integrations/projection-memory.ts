@@ -15,8 +15,15 @@ import type { Message } from '../messages/types.ts';
  * case: provider formats carry no ids), else the caller's id together with a content hash, so
  * an edited message never matches its old self.
  */
-function fingerprintOf(message: Message): string {
-  return hasDerivedId(message) ? message.id : `${message.id}\u0000${deriveMessageId(message, 0)}`;
+function fingerprintOf(message: Message, known: WeakMap<Message, string>): string {
+  if (hasDerivedId(message)) return message.id;
+  // Messages are immutable values (the counters' per-object caches assume it too): hashed once.
+  let fingerprint = known.get(message);
+  if (fingerprint === undefined) {
+    fingerprint = `${message.id}\u0000${deriveMessageId(message, 0)}`;
+    known.set(message, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** A history seen before, extended: the remembered projection followed by the new messages. */
@@ -65,13 +72,14 @@ export function createProjectionMemory(maxConversations: number): ProjectionMemo
   // Insertion order is recency: a recalled entry is moved to the end.
   let entries: Entry[] = [];
   const recalledFrom = new WeakMap<RecalledProjection, Entry>();
+  const fingerprints = new WeakMap<Message, string>();
+  const fingerprint = (message: Message) => fingerprintOf(message, fingerprints);
   const startsWith = (messages: readonly Message[], ids: readonly string[]): boolean => {
     if (ids.length === 0 || messages.length < ids.length) return false;
     // The last message first: a different conversation almost always differs there.
     const last = messages[ids.length - 1] as Message;
-    if (fingerprintOf(last) !== ids[ids.length - 1]) return false;
-    for (let i = 0; i < ids.length - 1; i++)
-      if (fingerprintOf(messages[i] as Message) !== ids[i]) return false;
+    if (fingerprint(last) !== ids[ids.length - 1]) return false;
+    for (let i = 0; i < ids.length - 1; i++) if (fingerprint(messages[i] as Message) !== ids[i]) return false;
     return true;
   };
   return {
@@ -97,7 +105,7 @@ export function createProjectionMemory(maxConversations: number): ProjectionMemo
     remember(scope, messages, projection, recalled) {
       const previous = recalled === undefined ? undefined : recalledFrom.get(recalled);
       entries = entries.filter((entry) => entry !== previous);
-      entries.push({ scope, ids: messages.map(fingerprintOf), projection });
+      entries.push({ scope, ids: messages.map(fingerprint), projection });
       if (entries.length > max) entries = entries.slice(entries.length - max);
     },
     get size() {
