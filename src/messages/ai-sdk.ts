@@ -11,7 +11,7 @@ import {
   type ParsedAiSdkMessage,
 } from './ai-sdk-schema.ts';
 import { base64ByteLength, UNKNOWN_FILE_TYPE, UNKNOWN_IMAGE_TYPE } from './attachment-data.ts';
-import { type NormalizeOptions, normalizeMessages } from './normalize.ts';
+import { DEFAULT_MAX_MESSAGE_CHARS, type NormalizeOptions, normalizeConverted } from './normalize.ts';
 import { extraKeys, parseProviderInput } from './provider-input.ts';
 import { type OpaqueItem, opaqueMarker, withMarkers } from './provider-metadata.ts';
 import type {
@@ -316,6 +316,12 @@ function messageFrom(message: ParsedAiSdkMessage): MessageInput {
 }
 
 /**
+ * Most bytes one byte array may carry: their base64 text must fit in one JavaScript string
+ * (V8's limit is 2^29 − 24 characters), whatever `maxMessageChars` allows.
+ */
+const MAX_BASE64_BYTES = Math.floor(((2 ** 29 - 24) * 3) / 4) - 3;
+
+/**
  * Converts Vercel AI SDK `ModelMessage`s (v5, v6, v7) to neutral messages (MSG-2). The
  * provider-level prompt of a language model (`LanguageModelV4Prompt`, what middleware sees) has
  * the same shapes and converts too.
@@ -337,6 +343,11 @@ function messageFrom(message: ParsedAiSdkMessage): MessageInput {
  * const messages = fromAiSdk(result.response.messages);
  */
 export function fromAiSdk(messages: readonly AiSdkMessageInput[], options: NormalizeOptions = {}): Message[] {
-  const parsed = parseProviderInput(aiSdkMessagesSchema, messages, AI_SDK_NAMES);
-  return normalizeMessages(parsed.map(messageFrom), options);
+  // Bytes are refused by their length before any base64 (issue 24 §3): a ~400 MiB array would
+  // otherwise be converted first and kill the process. Base64 of n bytes is 4n/3 characters.
+  const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+  const parsed = parseProviderInput(aiSdkMessagesSchema, messages, AI_SDK_NAMES, {
+    maxBinaryBytes: Math.min(Math.floor((maxChars * 3) / 4), MAX_BASE64_BYTES),
+  });
+  return normalizeConverted(parsed.map(messageFrom), options);
 }

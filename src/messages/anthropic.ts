@@ -16,7 +16,7 @@ import {
   type ParsedAnthropicBlock,
 } from './anthropic-schema.ts';
 import { base64ByteLength, textToBase64, UNKNOWN_FILE_TYPE, UNKNOWN_IMAGE_TYPE } from './attachment-data.ts';
-import { type NormalizeOptions, normalizeMessages } from './normalize.ts';
+import { type NormalizeOptions, normalizeConverted } from './normalize.ts';
 import { extraKeys, parseProviderInput } from './provider-input.ts';
 import { type OpaqueItem, opaqueMarker, withMarkers } from './provider-metadata.ts';
 import type {
@@ -217,6 +217,17 @@ export function messagesFromAnthropicTurn(
     ...ANTHROPIC_NAMES,
     root: `${where}.content`,
   });
+  return turnFromParsed(role, parsed);
+}
+
+/**
+ * {@link messagesFromAnthropicTurn} for content the request's schema already parsed: parsing
+ * it again per turn copied and checked every block twice (issue 24 §3).
+ */
+function turnFromParsed(
+  role: 'user' | 'assistant',
+  parsed: string | readonly ParsedAnthropicBlock[],
+): MessageInput[] {
   if (typeof parsed === 'string') {
     return [
       {
@@ -287,7 +298,7 @@ export function fromAnthropic(request: AnthropicRequestInput, options: Normalize
       out.push(systemMessage(message.content, true));
       return;
     }
-    out.push(...messagesFromAnthropicTurn(message.role, message.content, `messages[${index}]`));
+    for (const turn of turnFromParsed(message.role, message.content)) out.push(turn);
   });
-  return normalizeMessages(out, options);
+  return normalizeConverted(out, options);
 }

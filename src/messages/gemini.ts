@@ -12,7 +12,7 @@ import {
   geminiRequestSchema,
   type ParsedGeminiPart,
 } from './gemini-schema.ts';
-import { type NormalizeOptions, normalizeMessages } from './normalize.ts';
+import { type NormalizeOptions, normalizeConverted } from './normalize.ts';
 import { extraKeys, parseProviderInput } from './provider-input.ts';
 import { markersOf, type OpaqueItem, opaqueMarker, withMarkers } from './provider-metadata.ts';
 import type {
@@ -294,5 +294,5 @@ export function fromGemini(request: GeminiRequestInput, options: NormalizeOption
       });
     }
   });
-  return normalizeMessages(out, options);
+  return normalizeConverted(out, options);
 }

@@ -88,14 +88,31 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
   // Read once (issue 24 §2): the list's length is bounded before a walk (a sparse array is
   // refused by its length), each entry is read once, and each message is copied once before
   // it is checked; everything below reads the copies only.
-  const items = readMessageList(input, 'normalizeMessages');
+  return normalizeItems(readMessageList(input, 'normalizeMessages'), options, true);
+}
+
+/**
+ * {@link normalizeMessages} for a converter's own output: messages it built from a snapshot of
+ * the caller's input (plain data no caller holds), so they are checked and frozen without a
+ * second copy.
+ */
+export function normalizeConverted(
+  messages: readonly MessageInput[],
+  options: NormalizeOptions = {},
+): Message[] {
+  return normalizeItems(messages, options, false);
+}
+
+function normalizeItems(items: readonly unknown[], options: NormalizeOptions, copy: boolean): Message[] {
   const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   const now = options.now ?? (() => new Date());
   const seen = new Map<string, number>();
   let stamp: string | undefined;
   const out: Message[] = [];
   for (let index = 0; index < items.length; index++) {
-    const message = snapshotMessage(items[index], index, 'normalizeMessages', true) as MessageInput;
+    const message = (
+      copy ? snapshotMessage(items[index], index, 'normalizeMessages', true) : items[index]
+    ) as MessageInput;
     assertMessageInput(message, index, 'normalizeMessages', maxChars);
     const where = `messages[${index}]`;
     const { role } = message;
@@ -122,12 +139,20 @@ export function normalizeMessages(input: readonly MessageInput[], options: Norma
     const normalized: Message = { ...message, id, role, parts, createdAt: stamp };
     if (message.id === undefined) Object.defineProperty(normalized, DERIVED_ID, { value: true });
     // Checked above with this call's size limit, and frozen: accepted everywhere from now on,
-    // whatever the size limit there.
-    freezeMessage(normalized);
+    // whatever the size limit there. A converter's values were not frozen by a snapshot.
+    if (copy) freezeMessage(normalized);
+    else deepFreeze(normalized);
     markChecked(normalized);
     out.push(normalized);
   }
   return out;
+}
+
+/** Freezes a value made of plain data, deeply (depth is bounded by the entry check). */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
 }
 
 /**

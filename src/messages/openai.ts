@@ -5,7 +5,7 @@
 
 import { base64ByteLength, parseDataUrl, UNKNOWN_FILE_TYPE, UNKNOWN_IMAGE_TYPE } from './attachment-data.ts';
 import { contentHash } from './content-hash.ts';
-import { checkToolArguments, type NormalizeOptions, normalizeMessages } from './normalize.ts';
+import { checkToolArguments, type NormalizeOptions, normalizeConverted } from './normalize.ts';
 import {
   OPENAI_NAMES,
   type OpenAIMessage,
@@ -313,7 +313,7 @@ export function fromOpenAI(
   );
   const parsed = parseProviderInput(openAIMessagesSchema, list, OPENAI_NAMES);
   const state: ReadState = { names: new Map(), legacy: [] };
-  return normalizeMessages(
+  return normalizeConverted(
     parsed.map((message, index) => messageFromOpenAI(message, index, state)),
     options,
   );
