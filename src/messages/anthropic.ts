@@ -293,12 +293,9 @@ export function fromAnthropic(request: AnthropicRequestInput, options: Normalize
   const parsed = parseProviderInput(anthropicRequestSchema, request, ANTHROPIC_NAMES);
   const out: MessageInput[] = [];
   if (parsed.system !== undefined) out.push(systemMessage(parsed.system, false));
-  parsed.messages.forEach((message, index) => {
-    if (message.role === 'system') {
-      out.push(systemMessage(message.content, true));
-      return;
-    }
-    for (const turn of turnFromParsed(message.role, message.content)) out.push(turn);
-  });
+  for (const message of parsed.messages) {
+    if (message.role === 'system') out.push(systemMessage(message.content, true));
+    else for (const turn of turnFromParsed(message.role, message.content)) out.push(turn);
+  }
   return normalizeConverted(out, options);
 }
