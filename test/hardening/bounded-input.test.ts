@@ -124,6 +124,32 @@ describe('sparse arrays are refused by their length, before a walk (issue 24 §3
   }
 });
 
+describe('a value shared many times over is read once (issue 24 §3)', () => {
+  it('a 40-level diamond (2^40 values as JSON, 41 objects) is refused after reading each object once', async () => {
+    let reads = 0;
+    const counted = (value: object): object =>
+      new Proxy(value, {
+        get(target, key, receiver) {
+          reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    let shared: object = counted({ leaf: 1 });
+    for (let level = 0; level < 40; level++) shared = counted({ a: shared, b: shared });
+    const message = { ...hello, metadata: { shared } };
+    for (const run of [
+      () => assertMessages([message], 'test'),
+      () => normalizeMessages([message]),
+      () => fromOpenAI([{ role: 'user', content: 'hi', extra: shared }] as never),
+    ]) {
+      reads = 0;
+      const error = await refusal(run);
+      expect(error.code).toBe('E_MESSAGE_TOO_LARGE');
+      expect(reads).toBeLessThanOrEqual(2 * 41);
+    }
+  });
+});
+
 describe('byte arrays are refused by their length before base64 (issue 24 §3)', () => {
   // Pages of a zero-filled buffer are not touched until read: 400 MiB here costs no memory
   // unless something converts it, and a conversion would need about 1 GiB more.
