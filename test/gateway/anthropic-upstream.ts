@@ -4,9 +4,9 @@
  * hard limit answered with Anthropic's own "prompt is too long" error, a tool_use turn for
  * weather questions, the SSE event stream, and `count_tokens`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { UpstreamRequest } from './openai-upstream.ts';
+import { readBody, type UpstreamRequest } from './openai-upstream.ts';
 
 type Json = Record<string, unknown>;
 
@@ -18,15 +18,6 @@ export interface AnthropicUpstream {
 
 const tokensOf = (body: Json): number =>
   Math.ceil(JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? []]).length / 4);
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;

@@ -4,50 +4,31 @@
  * conversations in a SQLite file, refuses unsafe binds and bad config files with positions, and
  * stops gracefully on SIGTERM.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/stores/sqlite/index.ts';
+import { type GatewayProcess, spawnGateway } from './gateway-process.ts';
 import { type OpenAIUpstream, startOpenAIUpstream } from './openai-upstream.ts';
 
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 const PYTHON_CLIENT = new URL('./python_client.py', import.meta.url).pathname;
 
-const children: ChildProcess[] = [];
+const processes: GatewayProcess[] = [];
 let upstream: OpenAIUpstream | undefined;
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const gateway of processes.splice(0))
+    if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
   await upstream?.close();
   upstream = undefined;
 });
 
-function run(args: readonly string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CHATFOLD_STORE: '', ...env },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  const waitFor = async (text: string): Promise<string> => {
-    // Polls the child's output (no timing assertion: the test's own timeout bounds it).
-    while (!stdout.includes(text) && child.exitCode === null)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    if (!stdout.includes(text)) throw new Error(`no ${JSON.stringify(text)} in output: ${stdout}${stderr}`);
-    return stdout;
-  };
-  return { child, exit, waitFor, output: () => ({ stdout, stderr }) };
+function run(args: readonly string[], env: Record<string, string> = {}): GatewayProcess {
+  const gateway = spawnGateway(args, env);
+  processes.push(gateway);
+  return gateway;
 }
 
 describe('chatfold gateway', () => {
@@ -56,23 +37,13 @@ describe('chatfold gateway', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chatfold-gateway-'));
     const storeFile = join(dir, 'gateway.db');
     const cli = run(
-      [
-        'gateway',
-        '--upstream',
-        `${upstream.url}/v1`,
-        '--port',
-        '0',
-        '--window',
-        '1500',
-        '--store',
-        storeFile,
-      ],
+      ['--upstream', `${upstream.url}/v1`, '--port', '0', '--window', '1500', '--store', storeFile],
       {
         CHATFOLD_UPSTREAM_API_KEY: 'sk-upstream-secret-1234567890',
       },
     );
-    const stdout = await cli.waitFor('Ctrl-C');
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] as string;
+    const url = await cli.ready();
+    const { stdout } = cli.output();
     expect(stdout).toContain(`OpenAI clients:    base URL ${url}/v1`);
     expect(stdout).toContain('key: from CHATFOLD_UPSTREAM_API_KEY');
 
@@ -124,7 +95,7 @@ describe('chatfold gateway', () => {
   });
 
   it('refuses to listen off loopback without a token', async () => {
-    const cli = run(['gateway', '--upstream', 'http://127.0.0.1:9/v1', '--host', '0.0.0.0', '--port', '0']);
+    const cli = run(['--upstream', 'http://127.0.0.1:9/v1', '--host', '0.0.0.0', '--port', '0']);
     expect(await cli.exit).not.toBe(0);
     expect(cli.output().stderr).toContain('without an access token');
   });
@@ -133,7 +104,7 @@ describe('chatfold gateway', () => {
     const dir = mkdtempSync(join(tmpdir(), 'chatfold-gateway-config-'));
     const file = join(dir, 'gateway.yaml');
     writeFileSync(file, 'upstream: http://127.0.0.1:11434/v1\nmodels:\n  qwen3:8b:\n    window: lots\n');
-    const cli = run(['gateway', '--config', file, '--port', '0']);
+    const cli = run(['--config', file, '--port', '0']);
     expect(await cli.exit).not.toBe(0);
     expect(cli.output().stderr).toContain(`${file}:4:13 models.qwen3:8b.window:`);
   });

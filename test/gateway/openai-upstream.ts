@@ -31,7 +31,8 @@ export function upstreamTokens(body: Json): number {
   );
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** The request body as text. */
+export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
