@@ -10,8 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { createChatfold } from '../src/session/create-chatfold.ts';
 import { withChatfold } from '../src/integrations/openai/with-chatfold.ts';
+import { createChatfold } from '../src/session/create-chatfold.ts';
 import { createMockSummarizer } from '../src/test/mock-summarizer.ts';
 import { machine, median } from './harness.ts';
 
@@ -98,7 +98,7 @@ async function agentLoop(
     const reply = completion.choices[0]?.message;
     const call = reply?.tool_calls?.[0];
     if (reply === undefined || call === undefined) throw new Error('no tool call');
-    messages.push({ role: 'assistant', content: null, tool_calls: reply.tool_calls });
+    messages.push({ role: 'assistant', content: null, tool_calls: reply.tool_calls ?? [] });
     messages.push({ role: 'tool', tool_call_id: call.id, content: fileOf(turn, OUTPUT_BYTES) });
   }
   return times;

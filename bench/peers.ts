@@ -10,7 +10,8 @@
  * - file paths kept: of the paths the history names so far, the share the prompt still names
  *   (sampled every 8th call and at the last);
  * - summarizer calls (every summarizing library gets the same fixed ~120-token summary);
- * - CPU time per call of the library alone (`process.cpuUsage`), cold (the first call of a
+ * - CPU time per call of the library alone (`process.cpuUsage`; each instance counts with a
+ *   counter of its own, cold at the start), cold (the first call of a
  *   fresh instance) and warm (median of the rest).
  *
  * Subjects, each at its documented setting with the same numbers (trigger 65 % of the window,
@@ -74,7 +75,10 @@ const SUMMARY = Array.from(
   (_, i) => `Point ${i + 1}: the agent worked through the task, ran the checks and noted what remained.`,
 ).join('\n');
 
+/** The harness's counter: measures what every library sent. */
 const counter = createTokenCounter({ tokenizer: 'anthropic:claude' });
+/** Each library instance counts with a counter of its own, cold when the replay starts. */
+const ownCounter = (): TokenCounter => createTokenCounter({ tokenizer: 'anthropic:claude' });
 
 // ---------------------------------------------------------------- conversions and measures
 
@@ -90,14 +94,13 @@ function toLangChain(messages: readonly Message[]): BaseMessage[] {
       if (results.length === 0) return [new HumanMessage({ content: text(message.parts), id })];
     }
     if (message.role === 'tool' || message.role === 'user') {
-      return message.parts.flatMap((part, i) =>
+      return message.parts.flatMap((part, i): BaseMessage[] =>
         part.type === 'tool-result'
           ? [
               new ToolMessage({
                 content: part.content.map((inner) => (inner.type === 'text' ? inner.text : '')).join(''),
                 id: `${id}#${i}`,
                 tool_call_id: part.callId,
-                name: part.name,
               }),
             ]
           : part.type === 'text' && part.text !== ''
@@ -146,7 +149,6 @@ function fromLangChain(messages: readonly BaseMessage[]): Message[] {
           {
             type: 'tool-result',
             callId: tool.tool_call_id,
-            name: tool.name ?? 'tool',
             content: [{ type: 'text', text: content(message) }],
           },
         ],
@@ -229,7 +231,7 @@ function lcCounter(c: TokenCounter): (list: BaseMessage[]) => number {
 const subjects: Record<string, SubjectFactory> = {
   'chatfold stateless': async (window) => {
     const summarizer = createMockSummarizer(SUMMARY);
-    const fitter = createPromptFitter({ window, model: MODEL, counter, summarizer });
+    const fitter = createPromptFitter({ window, model: MODEL, counter: ownCounter(), summarizer });
     return {
       send: (history) => fitter.fit({ messages: history, model: MODEL, provider: 'anthropic' }),
       summaries: () => summarizer.calls.length,
@@ -237,7 +239,9 @@ const subjects: Record<string, SubjectFactory> = {
   },
   'chatfold session': async (window) => {
     const summarizer = createMockSummarizer(SUMMARY);
-    const session = await createChatfold({ window, model: MODEL, counter, summarizer }).session('peers');
+    const session = await createChatfold({ window, model: MODEL, counter: ownCounter(), summarizer }).session(
+      'peers',
+    );
     let appended = 0;
     return {
       async send(history) {
@@ -249,7 +253,7 @@ const subjects: Record<string, SubjectFactory> = {
     };
   },
   'langchain trimMessages': async (window) => {
-    const count = lcCounter(counter);
+    const count = lcCounter(ownCounter());
     return {
       async send(history) {
         const trimmed = await trimMessages(toLangChain(history), {
@@ -277,8 +281,8 @@ const subjects: Record<string, SubjectFactory> = {
       model,
       trigger: { tokens: Math.floor(TRIGGER * window) },
       keep: { tokens: Math.floor(KEEP * window) },
-      tokenCounter: lcCounter(counter),
-    });
+      tokenCounter: lcCounter(ownCounter()),
+    } as never);
     const beforeModel = middleware.beforeModel as unknown as
       | ((
           state: { messages: BaseMessage[] },
@@ -313,7 +317,7 @@ const subjects: Record<string, SubjectFactory> = {
       trigger: { tokens: Math.floor(TRIGGER * window) },
       keep: { messages: 3 },
     });
-    const count = lcCounter(counter);
+    const count = lcCounter(ownCounter());
     const model = new FakeListChatModel({ responses: ['ok'] });
     let state: BaseMessage[] = [];
     let seen = 0;
@@ -390,7 +394,7 @@ const empty = (): Totals => ({
 async function replay(factory: SubjectFactory, messages: readonly Message[], window: number, totals: Totals) {
   const subject = await factory(window);
   let previous: string[] = [];
-  let previousTokens: number[] = [];
+  let previousTokens: readonly number[] = [];
   let call = 0;
   const points = messages.flatMap((message, i) => (message.role === 'assistant' && i > 0 ? [i] : []));
   for (const end of points) {
