@@ -90,3 +90,49 @@ it('keeps every acknowledged message across a SIGKILL mid-stream and a retry', a
   expect(rows[4]?.message.parts[0]).toMatchObject({ type: 'text', text: 'ack 4: second question, str' });
   await after.close();
 });
+
+it('finishes a stream in flight on SIGTERM before it exits, and stores its reply', async () => {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  upstream = await startOpenAIUpstream({ holdStream: () => held });
+  const storeFile = join(mkdtempSync(join(tmpdir(), 'chatfold-gateway-drain-')), 'gateway.db');
+  const gateway = spawnGateway([
+    '--upstream',
+    `${upstream.url}/v1`,
+    '--port',
+    '0',
+    '--store',
+    storeFile,
+    '--no-background',
+  ]);
+  processes.push(gateway);
+  const url = await gateway.ready();
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'test-model',
+      messages: [{ role: 'user', content: 'a slow answer' }],
+      stream: true,
+    }),
+  });
+  const sessionId = response.headers.get('x-chatfold-session') as string;
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  await reader.read();
+  gateway.child.kill('SIGTERM');
+  // The gateway says it is stopping, and waits for the stream.
+  while (!gateway.output().stdout.includes('stopping'))
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(gateway.child.exitCode).toBeNull();
+  release();
+  let text = '';
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+    text += new TextDecoder().decode(chunk.value);
+  expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+  expect(await gateway.exit).toBe(0);
+  const store = sqliteStore(storeFile);
+  expect((await store.messages(sessionId)).map((row) => row.message.role)).toEqual(['user', 'assistant']);
+  await store.close();
+});
