@@ -10,11 +10,14 @@ import type { AnthropicRequestInput } from '../messages/anthropic-schema.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
+import { anthropicRecallTool, resolveAnthropicRecall } from './anthropic-recall.ts';
 import { type AnthropicReply, anthropicReplyFromMessage, collectAnthropicStream } from './anthropic-reply.ts';
 import type { GatewayOptions } from './create-gateway.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
+import type { UpstreamAnswer } from './openai-recall.ts';
+import { recallToolDefinition } from './recall-tool.ts';
 import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
 import { passedResponseHeaders, sendUpstream, upstreamHeaders, upstreamUrl } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
@@ -83,8 +86,17 @@ export async function anthropicMessages(
   const body = parsed as Json;
   const request = readRequest(runtime, body);
   if (request instanceof Response) return request;
-  const { model, messages, tools } = request;
+  const { model, messages } = request;
   const stream = body.stream === true;
+  // Recall is answered by the gateway between two upstream calls: only when the answer is whole.
+  const recall = runtime.recall && !stream;
+  const sent = recall
+    ? {
+        ...body,
+        tools: [...(Array.isArray(body.tools) ? (body.tools as unknown[]) : []), anthropicRecallTool],
+      }
+    : body;
+  const tools = recall ? [...(request.tools ?? []), recallToolDefinition] : request.tools;
   let forwarded: Awaited<ReturnType<GatewayRuntime['forward']>>;
   try {
     forwarded = await runtime.forward({
@@ -97,7 +109,7 @@ export async function anthropicMessages(
       sessionHeader: context.req.header('x-chatfold-session') || undefined,
       incoming: context.get('incoming'),
       path: '/messages',
-      body: (projection, cache) => withProjection(body, projection, cache),
+      body: (projection, cache) => withProjection(sent, projection, cache),
       signal: context.req.raw.signal,
       startedAt: started,
     });
@@ -126,7 +138,28 @@ export async function anthropicMessages(
       { status: response.status, headers },
     );
   }
-  const text = await response.text();
+  let answer: UpstreamAnswer = {
+    status: response.status,
+    headers: response.headers,
+    text: await response.text(),
+  };
+  if (recall) {
+    const { system: _system, messages: _messages, ...rest } = sent;
+    try {
+      answer = await resolveAnthropicRecall({
+        runtime,
+        conversation,
+        projection: prepared.messages,
+        body: rest,
+        first: answer,
+        incoming: context.get('incoming'),
+        signal: context.req.raw.signal,
+      });
+    } catch (error) {
+      return forwardErrorResponse(runtime, 'anthropic', model, error);
+    }
+  }
+  const text = answer.text;
   let reply: AnthropicReply = {};
   try {
     reply = anthropicReplyFromMessage(JSON.parse(text));
@@ -138,8 +171,8 @@ export async function anthropicMessages(
   } catch {
     runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
   }
-  report(response.status);
-  return new Response(text, { status: response.status, headers });
+  report(answer.status);
+  return new Response(text, { status: answer.status, headers });
 }
 
 /**

@@ -3,6 +3,7 @@
  * changing one base URL.
  */
 
+export { anthropicRecallTool } from './anthropic-recall.ts';
 export { conversationFingerprint, messageKey } from './conversation-key.ts';
 export type { Gateway, GatewayOptions } from './create-gateway.ts';
 export {

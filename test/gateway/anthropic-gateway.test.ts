@@ -16,7 +16,7 @@ let gateway: GatewayServer;
 let store: FullStore;
 let events: GatewayEvent[];
 
-async function start(limit: number, window: number): Promise<Anthropic> {
+async function start(limit: number, window: number, recall = false): Promise<Anthropic> {
   upstream = await startAnthropicUpstream({ limit });
   store = memoryStore();
   events = [];
@@ -26,7 +26,7 @@ async function start(limit: number, window: number): Promise<Anthropic> {
     upstreamAuth: { type: 'key', key: 'sk-ant-gateway' },
     store,
     port: 0,
-    config: { window },
+    config: { window, recall },
     onEvent: (event) => events.push(event),
   });
   return new Anthropic({ baseURL: gateway.url, apiKey: 'client-key', maxRetries: 0 });
@@ -151,5 +151,37 @@ describe('the gateway with the Anthropic SDK', () => {
       text: expect.stringMatching(/^ack \d+: final question/),
     });
     expect(events.find((event) => event.type === 'overflow-retry')).toMatchObject({ limit: 1_200 });
+  });
+});
+
+describe('chatfold_recall with the Anthropic SDK', () => {
+  it('answers the model from the full history and returns an ordinary answer', async () => {
+    const anthropic = await start(1_000_000, 2_000, true);
+    const messages: Anthropic.MessageParam[] = [
+      { role: 'user', content: 'Remember: the ferry leaves at 06:40.' },
+    ];
+    for (let turn = 1; turn <= 25; turn++) {
+      const reply = await anthropic.messages.create({
+        model: 'claude-test',
+        max_tokens: 100,
+        system: SYSTEM,
+        messages,
+      });
+      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: question(turn) });
+    }
+    // The last question asks for the recall (one user turn: Anthropic turns alternate).
+    const lastQuestion = messages.pop();
+    messages.push({ role: 'user', content: `${String(lastQuestion?.content)}\nrecall: ferry` });
+    const { data, response } = await anthropic.messages
+      .create({ model: 'claude-test', max_tokens: 100, system: SYSTEM, messages })
+      .withResponse();
+    expect(data.content.map((block) => block.type)).toEqual(['text']);
+    expect(data.content[0]).toMatchObject({
+      text: expect.stringContaining('Remember: the ferry leaves at 06:40.'),
+    });
+    expect(events.filter((event) => event.type === 'recall')).toHaveLength(1);
+    const stored = await store.messages(response.headers.get('x-chatfold-session') as string);
+    // The system prompt, the client's turns and the final answer: no trace of the exchange.
+    expect(stored).toHaveLength(messages.length + 2);
   });
 });

@@ -31,6 +31,15 @@ function replyBlocks(body: Json): Json[] {
   const results = Array.isArray(last?.content)
     ? (last.content as Json[]).filter((block) => block.type === 'tool_result')
     : [];
+  // chatfold_recall, when offered: "recall: <word>" asks for it; its result is quoted back.
+  const recalled = results.find((block) => String(block.tool_use_id).startsWith('toolu_recall'));
+  if (recalled !== undefined) return [{ type: 'text', text: `recalled: ${textOf(recalled.content)}` }];
+  const offersRecall =
+    Array.isArray(body.tools) && (body.tools as Json[]).some((tool) => tool.name === 'chatfold_recall');
+  const asked = /recall: (\S+)/.exec(textOf(last?.content));
+  if (offersRecall && asked !== null) {
+    return [{ type: 'tool_use', id: 'toolu_recall_1', name: 'chatfold_recall', input: { query: asked[1] } }];
+  }
   if (results.length > 0) {
     return [
       { type: 'text', text: `tools said: ${results.map((block) => textOf(block.content)).join(' / ')}` },
