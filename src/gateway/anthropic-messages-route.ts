@@ -19,7 +19,13 @@ import type { GatewayRuntime } from './gateway-runtime.ts';
 import type { UpstreamAnswer } from './openai-recall.ts';
 import { recallToolDefinition } from './recall-tool.ts';
 import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
-import { passedResponseHeaders, sendUpstream, upstreamHeaders, upstreamUrl } from './upstream.ts';
+import {
+  passedResponseHeaders,
+  sendUpstream,
+  type UpstreamAuth,
+  upstreamHeaders,
+  upstreamUrl,
+} from './upstream.ts';
 import { wireError } from './wire-errors.ts';
 
 type Json = Record<string, unknown>;
@@ -134,6 +140,7 @@ export async function anthropicMessages(
           await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
         },
         runtime,
+        conversation.sessionId,
       ),
       { status: response.status, headers },
     );
@@ -184,7 +191,7 @@ export async function anthropicCountTokens(
   context: GatewayContext,
   route: string | undefined,
   options: Pick<GatewayOptions, 'upstream' | 'upstreamFormat' | 'fetch' | 'config'> & {
-    readonly auth: import('./upstream.ts').UpstreamAuth;
+    readonly auth: UpstreamAuth;
   },
 ): Promise<Response> {
   const parsed = await readJsonBody(context, 'anthropic');

@@ -4,7 +4,7 @@
  * conversation in a store, sends the upstream a projection that fits the window, and returns
  * the upstream's answer unchanged.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { CompactionQueue } from '../background/types.ts';
 import type { FullStore } from '../stores/types.ts';
@@ -170,10 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   // Anything else under /v1 (embeddings, model details, …) goes upstream unchanged.
-  const passThrough = async (
-    context: import('hono').Context<{ Variables: GatewayVariables }>,
-    path: string,
-  ) => {
+  const passThrough = async (context: Context<{ Variables: GatewayVariables }>, path: string) => {
     const search = new URL(context.req.url).search;
     const method = context.req.method;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await context.req.text();

@@ -13,7 +13,7 @@ import type { ContextOverflow } from '../integrations/overflow.ts';
 import { createEngineCache, type EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
-import type { Chatfold, PreparedPrompt, Session } from '../session/types.ts';
+import type { Chatfold, PreparedPrompt, Session, SessionEvent } from '../session/types.ts';
 import { checkSessionId } from '../stores/shared/errors.ts';
 import type { FullStore } from '../stores/types.ts';
 import type { Summarizer } from '../summarize/types.ts';
@@ -206,7 +206,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
       ...(profile.maxOutputTokens === undefined ? {} : { maxOutputTokens: profile.maxOutputTokens }),
       ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
       ...(options.background === undefined ? {} : { background: options.background }),
-      onEvent: (event: import('../session/types.ts').SessionEvent, sessionId: string) => {
+      onEvent: (event: SessionEvent, sessionId: string) => {
         if (event.type === 'compaction-end') {
           const report = event.report;
           emit({

@@ -124,6 +124,7 @@ export async function openAIChatCompletions(
           await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
         },
         runtime,
+        conversation.sessionId,
       ),
       { status: response.status, headers },
     );

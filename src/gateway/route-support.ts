@@ -30,6 +30,7 @@ export function streamThrough(
   onEvent: (event: SseEvent) => void,
   onEnd: () => Promise<void>,
   runtime: GatewayRuntime,
+  sessionId: string,
 ): ReadableStream<Uint8Array> {
   const reader = createSseReader((event) => {
     try {
@@ -49,7 +50,7 @@ export function streamThrough(
         try {
           await onEnd();
         } catch {
-          runtime.emit({ type: 'reply-not-recorded', sessionId: '', reason: 'store error' });
+          runtime.emit({ type: 'reply-not-recorded', sessionId, reason: 'store error' });
         }
       },
     }),
