@@ -93,7 +93,7 @@ describe('every strategy and pipeline, random conversations and budgets (STR-7, 
           const ids = new Set(out.map((m) => m.id));
           for (const id of [messages[0]?.id, messages[1]?.id, messages.at(-1)?.id])
             expect(ids.has(id as string)).toBe(true);
-          for (const m of messages) if (m.pinned) expect(out).toContain(m);
+          for (const m of messages) if (m.pinned) expect(out).toContainEqual(m);
         },
       ),
       { numRuns: 300 },

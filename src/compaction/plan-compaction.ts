@@ -2,7 +2,7 @@ import { DEFAULTS } from '../defaults.ts';
 import { assertMessages } from '../messages/check-messages.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
-import { assertValid } from '../messages/validate.ts';
+import { assertValidChecked } from '../messages/validate.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type CompactionDecision, decide } from '../policy/decide.ts';
 import { runPipeline } from '../strategies/pipeline.ts';
@@ -68,14 +68,20 @@ export function messagesSinceCompaction(messages: readonly Message[]): number {
 
 /** The stateless path (`compact`, `planCompaction`, the integrations): measure, decide once, run. */
 export async function planWithOptions(
-  messages: readonly Message[],
+  input: readonly Message[],
   options: CompactOptions,
   { mayCancel = true }: { readonly mayCancel?: boolean } = {},
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   options.signal?.throwIfAborted();
   const cache = compactionCache(options);
-  // Structural problems would make every projection invalid; empty messages are the caller's business.
-  assertValid(messages, { allowPendingToolCalls: true, ignore: ['empty-message'], cache });
+  // Read once (MSG-4; a checked copy passes in one lookup), then the structural rules: problems
+  // would make every projection invalid; empty messages are the caller's business.
+  const messages = assertMessages(input, 'compact', { cache });
+  assertValidChecked(messages, {
+    allowPendingToolCalls: true,
+    ignore: ['empty-message'],
+    cache,
+  });
   const model = resolveCompactionModel(options);
   const policy = compactionPolicy(options);
   const fallbacks: CompactionFallback[] = [];

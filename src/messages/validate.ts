@@ -162,10 +162,27 @@ export function validate(messages: readonly Message[], options: ValidateOptions 
   return problemsOf(messages, options, 'validate');
 }
 
-function problemsOf(input: readonly Message[], options: ValidateOptions, fn: string): ValidationProblem[] {
+/**
+ * {@link validate} for messages this package checked already (its own projections during a
+ * compaction: the stages' inputs are checked copies and their new messages are checked by the
+ * pipeline): the structural rules without a second entry check. Internal, not exported.
+ */
+export function validateChecked(
+  messages: readonly Message[],
+  options: ValidateOptions = {},
+): ValidationProblem[] {
+  return problemsOf(messages, options, 'validate', true);
+}
+
+function problemsOf(
+  input: readonly Message[],
+  options: ValidateOptions,
+  fn: string,
+  isChecked = false,
+): ValidationProblem[] {
   const { provider, allowPendingToolCalls = false, ignore = [], cache } = options;
   // The checked copy from here on (issue 24 §2): the caller's objects are read once.
-  const messages = assertMessages(input, fn, { cache });
+  const messages = isChecked ? input : assertMessages(input, fn, { cache });
   const ignored = new Set<ValidationProblemKind>(ignore);
   const problems: ValidationProblem[] = [];
   const report = (kind: ValidationProblemKind, index: number, text: string, callId?: string): void => {
@@ -378,7 +395,15 @@ function problemsOf(input: readonly Message[], options: ValidateOptions, fn: str
  * @throws ChatfoldError `E_INVALID_MESSAGES`
  */
 export function assertValid(messages: readonly Message[], options: ValidateOptions = {}): void {
-  const problems = problemsOf(messages, options, 'assertValid');
+  throwProblems(problemsOf(messages, options, 'assertValid'), options);
+}
+
+/** {@link assertValid} for messages this package checked already (internal, not exported). */
+export function assertValidChecked(messages: readonly Message[], options: ValidateOptions = {}): void {
+  throwProblems(problemsOf(messages, options, 'assertValid', true), options);
+}
+
+function throwProblems(problems: ValidationProblem[], options: ValidateOptions): void {
   if (problems.length === 0) return;
   const shown = problems.slice(0, 3).map((problem) => `${problem.kind}: ${problem.message}`);
   const more = problems.length > 3 ? `; and ${problems.length - 3} more in details.problems` : '';

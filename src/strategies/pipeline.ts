@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
+import { assertMessages } from '../messages/check-messages.ts';
 import type { Message, Part } from '../messages/types.ts';
-import { validate } from '../messages/validate.ts';
+import { validateChecked } from '../messages/validate.ts';
 import { applyEdits, hasEdits, PlanEdits } from '../projection/edits.ts';
 import type { CompactionFallback, CompactionSummary, StageEffect } from '../projection/types.ts';
 import { fitToBudget } from './truncate.ts';
@@ -74,7 +75,17 @@ function refusal(
   // MSG-3 enforced in code: the projection stays structurally valid for the provider. The
   // input is valid (the planner checks it), so structure-preserving replacements are too.
   if (preservesStructure(byId, edits)) return undefined;
-  const first = validate(output, validationOptions(context))[0];
+  // The stage's new messages get the entry check (a custom strategy can return anything); the
+  // rest of the output is messages already checked.
+  assertMessages(
+    [
+      ...(edits.replace ?? []).map((entry) => entry.message),
+      ...(edits.insert ?? []).map((entry) => entry.message),
+    ],
+    `strategy output`,
+    { ...(context.cache === undefined ? {} : { cache: context.cache }) },
+  );
+  const first = validateChecked(output, validationOptions(context))[0];
   return first === undefined
     ? undefined
     : `it produced an invalid projection (${first.kind}: ${first.message})`;
@@ -165,7 +176,7 @@ export async function runPipeline(
     // The deterministic backstop always runs last, whatever strategy was chosen ("always fit").
     const result = fitToBudget(current, context);
     const output = applyEdits(current, result.edits);
-    const problems = validate(output, validationOptions(context));
+    const problems = validateChecked(output, validationOptions(context));
     if (problems.length > 0) {
       throw new ChatfoldError(
         'E_INVALID_MESSAGES',
