@@ -268,10 +268,21 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
       request.sessionHeader ?? conversationFingerprint(request.messages, request.route ?? ''),
     );
     const conversation = await map.exclusive(rootId, async (): Promise<Conversation> => {
-      const match = await map.match(rootId, request.messages);
-      const session = await chatfold.session(match.sessionId);
+      let match = await map.match(rootId, request.messages);
+      let session = await chatfold.session(match.sessionId);
       await rememberOrigin(match.sessionId, request.model, request.route);
-      if (match.newMessages.length > 0) await session.append(match.newMessages);
+      for (let attempt = 1; match.newMessages.length > 0; attempt++) {
+        try {
+          await session.append(match.newMessages);
+          break;
+        } catch (error) {
+          // Another gateway instance stored the same turn first (the same id, another timestamp):
+          // what it stored is this request's too, so look again and store only what is left.
+          if (!ChatfoldError.hasCode(error, 'E_STORE_CONFLICT') || attempt >= 3) throw error;
+          match = await map.match(rootId, request.messages);
+          session = await chatfold.session(match.sessionId);
+        }
+      }
       let cache = engineCaches.get(match.sessionId);
       if (cache === undefined) {
         cache = createEngineCache();
@@ -333,12 +344,15 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
           emit({ type: 'reply-not-recorded', sessionId, reason: 'the session moved on' });
           return undefined;
         }
-        const [stored] = await session.append({
-          ...reply,
-          id: gatewayMessageId(sessionId, length, messageKey(reply)),
-        });
+        const id = gatewayMessageId(sessionId, length, messageKey(reply));
+        try {
+          await session.append({ ...reply, id });
+        } catch (error) {
+          // Another instance stored the same reply first (the same request sent to both).
+          if (!ChatfoldError.hasCode(error, 'E_STORE_CONFLICT')) throw error;
+        }
         await map.keys(sessionId);
-        return stored?.id;
+        return id;
       });
     }
     if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {

@@ -63,7 +63,19 @@ describe.skipIf(DATABASE_URL === undefined)(
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ model: 'test-model', messages }),
         });
-        expect(response.status).toBe(200);
+        if (response.status !== 200) {
+          throw new Error(
+            `gateway answered ${response.status}: ${await response.text()}\n${processes
+              .map((gateway) =>
+                gateway
+                  .output()
+                  .stderr.split('\n')
+                  .filter((line) => !line.includes('"type":"request"'))
+                  .join('\n'),
+              )
+              .join('\n---\n')}`,
+          );
+        }
         sessions.add(response.headers.get('x-chatfold-session') ?? '');
         const body = (await response.json()) as { choices: { message: { content: string } }[] };
         return body.choices[0]?.message.content as string;
