@@ -16,7 +16,7 @@ afterEach(async () => {
 it('stores a request sent to two gateways at once one time', async () => {
   upstream = await startOpenAIUpstream();
   const store = memoryStore();
-  // Two instances whose clocks differ, so the copies they would store are not byte-identical.
+  // Two instances: the copies of a turn they would store differ (their timestamps), not their ids.
   const gateways = [0, 1].map(() => createGateway({ upstream: `${upstream?.url}/v1`, store }));
   const messages = [
     { role: 'system', content: 'Be brief.' },
