@@ -1,15 +1,20 @@
 /**
  * Per-turn cost of the integrations against history length (issue 19 §2): an agent loop through
  * the OpenAI wrapper bound to a session, and the same loop stateless, against an in-process
- * fake `fetch`, with 54 KB tool outputs (a file read per turn). Reports the wrapper's own time
+ * fake `fetch`, with 54 KB tool outputs (a file read per turn); the same through the AI SDK
+ * middleware (`generateText` over a mock model). Reports the wrapper's own time
  * per turn (the fake answers at once) at turn 25 and turn 150 — medians of the 5 turns around
  * each — next to the raw client's. `--cpu-prof` profiles it; `--turns N` changes the length.
  *
  * `node bench/integration-turns.ts` writes `bench/results/integration-turns.json`.
  */
 import { writeFileSync } from 'node:fs';
+import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import { generateText, jsonSchema, type ModelMessage, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { chatfoldMiddleware } from '../src/integrations/ai-sdk/middleware.ts';
 import { withChatfold } from '../src/integrations/openai/with-chatfold.ts';
 import { createChatfold } from '../src/session/create-chatfold.ts';
 import { createMockSummarizer } from '../src/test/mock-summarizer.ts';
@@ -104,6 +109,77 @@ async function agentLoop(
   return times;
 }
 
+/** The same agent loop through the AI SDK: `generateText` with a model wrapped by `middleware`. */
+async function aiSdkLoop(middleware?: ReturnType<typeof chatfoldMiddleware>): Promise<number[]> {
+  let calls = 0;
+  const model = new MockLanguageModelV4({
+    provider: 'openai.chat',
+    modelId: 'gpt-4o',
+    doGenerate: async (): Promise<LanguageModelV4GenerateResult> => {
+      calls++;
+      return {
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `call_${calls}`,
+            toolName: 'read_file',
+            input: JSON.stringify({ path: `src/file${calls}.ts` }),
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage: {
+          inputTokens: { total: 1000, noCache: 1000, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 20, text: 20, reasoning: undefined },
+        },
+        warnings: [],
+      };
+    },
+  });
+  const wrapped = middleware === undefined ? model : wrapLanguageModel({ model, middleware });
+  const readFile = tool({
+    description: 'Read a file',
+    inputSchema: jsonSchema<{ path: string }>({
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    }),
+  });
+  const messages: ModelMessage[] = [
+    { role: 'user', content: 'Read every file of the project and tell me what it does.' },
+  ];
+  const times: number[] = [];
+  for (let turn = 0; turn < TURNS; turn++) {
+    const start = performance.now();
+    const result = await generateText({
+      model: wrapped,
+      instructions: 'You are a coding agent.',
+      messages,
+      tools: { read_file: readFile },
+    });
+    times.push(performance.now() - start);
+    const call = result.toolCalls[0];
+    if (call === undefined) throw new Error('no tool call');
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input },
+      ],
+    });
+    messages.push({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: { type: 'text', value: fileOf(turn, OUTPUT_BYTES) },
+        },
+      ],
+    });
+  }
+  return times;
+}
+
 const around = (times: readonly number[], turn: number) =>
   median(times.slice(Math.max(0, turn - 3), Math.min(times.length, turn + 2)));
 
@@ -123,6 +199,16 @@ const subjects: Record<string, () => Promise<number[]>> = {
     const client = withChatfold(fakeClient(), { window: WINDOW, summarizer });
     return agentLoop((messages) => client.chat.completions.create({ model: 'gpt-4o', messages, tools }));
   },
+  'ai-sdk raw': () => aiSdkLoop(),
+  'ai-sdk session': async () => {
+    const summarizer = createMockSummarizer((request) => `Summary of ${request.messages.length} messages.`);
+    const session = await createChatfold({ model: 'gpt-4o', window: WINDOW, summarizer }).session('bench');
+    return aiSdkLoop(chatfoldMiddleware({ session }));
+  },
+  'ai-sdk stateless': () => {
+    const summarizer = createMockSummarizer((request) => `Summary of ${request.messages.length} messages.`);
+    return aiSdkLoop(chatfoldMiddleware({ window: WINDOW, summarizer }));
+  },
 };
 
 const results: Record<string, { turn25: number; turn150: number; ratio: number; totalMs: number }> = {};
@@ -137,7 +223,7 @@ for (const [name, run] of Object.entries(subjects)) {
     ratio: Math.round((late / early) * 100) / 100,
     totalMs: Math.round(times.reduce((sum, ms) => sum + ms, 0)),
   };
-  console.log(name.padEnd(10), `turn 25 ${early} ms`, `turn ${TURNS} ${late} ms`, `×${results[name].ratio}`);
+  console.log(name.padEnd(17), `turn 25 ${early} ms`, `turn ${TURNS} ${late} ms`, `×${results[name].ratio}`);
 }
 if (only === undefined) {
   writeFileSync(
