@@ -56,7 +56,11 @@ export interface IntegrationCommonOptions {
   readonly onEvent?: (event: IntegrationEvent) => void;
 }
 
-/** Stateless: every call is compacted with these `compact()` options (model: the call's, by default). */
+/**
+ * Stateless: every call is compacted with these `compact()` options (model: the call's, by
+ * default), starting from what was sent for the longest remembered history the call's history
+ * extends (the last 16 conversations, per integration instance).
+ */
 export type StatelessIntegrationOptions = Omit<CompactOptions, 'onEvent' | 'provider'> &
   IntegrationCommonOptions & { readonly session?: undefined };
 
