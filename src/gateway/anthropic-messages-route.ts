@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import { fromAnthropic, toAnthropic } from '../messages/anthropic.ts';
 import type { AnthropicRequestInput } from '../messages/anthropic-schema.ts';
+import { contentHash } from '../messages/content-hash.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
@@ -35,6 +36,7 @@ type GatewayContext = Context<{ Variables: GatewayVariables }>;
 function readRequest(
   runtime: GatewayRuntime,
   body: Json,
+  scope: string | undefined,
 ): { model: string; messages: Message[]; tools: ToolDefinition[] | undefined } | Response {
   if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
     return wireError(
@@ -47,7 +49,10 @@ function readRequest(
   try {
     return {
       model: body.model,
-      messages: fromAnthropic(body as unknown as AnthropicRequestInput),
+      messages:
+        scope === undefined
+          ? fromAnthropic(body as unknown as AnthropicRequestInput)
+          : runtime.anthropicHistory.convert(scope, body as unknown as AnthropicRequestInput),
       tools: Array.isArray(body.tools)
         ? toolsFromAnthropic(body.tools as AnthropicToolDefinition[])
         : undefined,
@@ -55,6 +60,13 @@ function readRequest(
   } catch (error) {
     return forwardErrorResponse(runtime, 'anthropic', body.model, error);
   }
+}
+
+/** The history cache's key: the named session, else the head (system prompt and first turn). */
+function historyScope(body: Json, sessionHeader: string | undefined, route: string | undefined): string {
+  if (sessionHeader !== undefined) return `${route ?? ''}\nsession\n${sessionHeader}`;
+  const first = Array.isArray(body.messages) ? (body.messages as unknown[])[0] : undefined;
+  return `${route ?? ''}\nhead\n${contentHash(JSON.stringify([body.system ?? null, first ?? null]))}`;
 }
 
 /** The request body with the projection in place of `system` and `messages`. */
@@ -90,7 +102,8 @@ export async function anthropicMessages(
   const parsed = await readJsonBody(context, 'anthropic');
   if (parsed instanceof Response) return parsed;
   const body = parsed as Json;
-  const request = readRequest(runtime, body);
+  const sessionHeader = context.req.header('x-chatfold-session') || undefined;
+  const request = readRequest(runtime, body, historyScope(body, sessionHeader, route));
   if (request instanceof Response) return request;
   const { model, messages } = request;
   const stream = body.stream === true;
@@ -112,7 +125,7 @@ export async function anthropicMessages(
       model,
       messages,
       tools,
-      sessionHeader: context.req.header('x-chatfold-session') || undefined,
+      sessionHeader,
       incoming: context.get('incoming'),
       path: '/messages',
       body: (projection, cache) => withProjection(sent, projection, cache),
@@ -197,7 +210,7 @@ export async function anthropicCountTokens(
   const parsed = await readJsonBody(context, 'anthropic');
   if (parsed instanceof Response) return parsed;
   const body = parsed as Json;
-  const request = readRequest(runtime, body);
+  const request = readRequest(runtime, body, undefined);
   if (request instanceof Response) return request;
   try {
     const projected = await runtime.project({ ...request, route, provider: 'anthropic' });

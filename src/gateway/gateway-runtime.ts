@@ -17,6 +17,7 @@ import type { Chatfold, PreparedPrompt, Session, SessionEvent } from '../session
 import { checkSessionId } from '../stores/shared/errors.ts';
 import type { FullStore } from '../stores/types.ts';
 import type { Summarizer } from '../summarize/types.ts';
+import { type AnthropicHistoryCache, createAnthropicHistoryCache } from './anthropic-history-cache.ts';
 import { conversationFingerprint, messageKey } from './conversation-key.ts';
 import { type ConversationMap, createConversationMap, gatewayMessageId } from './conversation-map.ts';
 import { type GatewayConfig, type GatewayProfile, profileFor } from './gateway-config.ts';
@@ -148,6 +149,8 @@ export interface GatewayRuntime {
   readonly map: ConversationMap;
   /** Chat Completions histories converted once per message (see `createOpenAIHistoryCache`). */
   readonly openAIHistory: OpenAIHistoryCache;
+  /** Messages histories converted once per turn (see `createAnthropicHistoryCache`). */
+  readonly anthropicHistory: AnthropicHistoryCache;
   /** Whether the model is offered `chatfold_recall` (the config's `recall`). */
   readonly recall: boolean;
   /** Sends a body upstream as it is (the recall rounds), with the request's headers and the gateway's key. */
@@ -375,6 +378,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
   return {
     map,
     openAIHistory: createOpenAIHistoryCache(),
+    anthropicHistory: createAnthropicHistoryCache(),
     recall: config.recall === true,
     send: ({ format, path, body, incoming, signal }) =>
       sendUpstream({

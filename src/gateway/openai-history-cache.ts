@@ -5,7 +5,7 @@
  * message and its neutral form); the next request converts only what follows the unchanged
  * prefix — from the assistant turn whose tool calls the new tool results answer, so tool names
  * resolve as in a full conversion. Anything unusual (legacy `function_call`s, a call far back,
- * an error) converts the whole history, so the result is always what `fromOpenAI` gives.
+ * an error) converts the whole history.
  */
 import { LRUCache } from 'lru-cache';
 import { contentHash } from '../messages/content-hash.ts';
@@ -26,7 +26,8 @@ type Json = Record<string, unknown>;
 /** Converts histories, remembering each conversation's last one. */
 export interface OpenAIHistoryCache {
   /**
-   * The neutral messages of `wire`, exactly as `fromOpenAI(wire)` would give them.
+   * The neutral messages of `wire`, as `fromOpenAI(wire)` gives them (ids aside: ids derived from
+   * content count repeats per conversion, and the gateway gives every stored message its own).
    *
    * @param scope Names the conversation (its session header or head fingerprint, and route).
    * @param wire The request's `messages`.
