@@ -17,7 +17,7 @@
  * the path, so only `ChatfoldError`s leave the converters and the entry check.
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { ENVELOPE_DEPTH, isPlainObject, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
+import { ENVELOPE_DEPTH, MAX_NESTING_DEPTH, nestingError } from './json-depth.ts';
 
 /**
  * Longest array chatfold walks (messages in a request, parts, JSON arrays). An array's
@@ -66,6 +66,9 @@ interface Copied {
   readonly nodes: number;
 }
 
+/** Marks an object whose copy is being made (reaching it again is a cycle). */
+const IN_PROGRESS: Copied = Object.freeze({ copy: undefined, nodes: 0 });
+
 /**
  * A plain data copy of `value`, reading every property once. Strings, numbers, booleans,
  * `null` and `undefined` are kept; arrays and objects are copied (own enumerable string keys,
@@ -83,56 +86,71 @@ interface Copied {
  */
 export function snapshotInput(value: unknown, options: SnapshotOptions): unknown {
   const reader = new SnapshotReader(options);
-  return reader.copy(value, 1).copy;
+  return reader.read(() => reader.copy(value, 1));
 }
 
 class SnapshotReader {
   readonly #options: SnapshotOptions;
   readonly #maxDepth: number;
+  readonly #freeze: boolean;
+  /** Where the read is: on a throw it still names the property being read (no pop ran). */
   readonly #path: (string | number)[] = [];
-  /** Copies made so far (shared values are copied once); `undefined` copy while in progress. */
-  readonly #copies = new Map<object, Copied | undefined>();
+  /** Copies made so far (shared values are copied once). */
+  readonly #copies = new Map<object, Copied>();
   #nodes = 0;
 
   constructor(options: SnapshotOptions) {
     this.#options = options;
     this.#maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH + ENVELOPE_DEPTH;
+    this.#freeze = options.freeze === true;
   }
 
-  copy(value: unknown, depth: number): Copied {
-    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
-      return this.#charge({ copy: value, nodes: 1 });
+  /**
+   * The copy of one value. Called inside {@link read}: a getter or trap that throws anywhere
+   * below becomes a typed error at the path it was reading.
+   */
+  copy(value: unknown, depth: number): unknown {
+    if (typeof value !== 'object' || value === null) {
+      this.#count(1);
+      return value;
     }
-    if (typeof value === 'function') return this.#charge({ copy: value, nodes: 1 });
-    if (this.#copies.has(value)) {
-      const done = this.#copies.get(value);
+    const seen = this.#copies.get(value);
+    if (seen !== undefined) {
       // Reached again while its own copy is being made: a cycle, which JSON cannot hold.
-      if (done === undefined) throw nestingError(this.#where(), this.#options.fn);
-      return this.#charge({ copy: done.copy, nodes: done.nodes });
+      if (seen === IN_PROGRESS) throw nestingError(this.#where(), this.#options.fn);
+      this.#count(seen.nodes);
+      return seen.copy;
     }
     if (depth > this.#maxDepth) throw nestingError(this.#where(), this.#options.fn);
-    const binary = this.#binary(value);
-    if (binary !== undefined) return this.#charge({ copy: binary, nodes: 1 });
-    this.#copies.set(value, undefined);
     const before = this.#nodes;
-    const copy = this.#read(() => Array.isArray(value))
-      ? this.#array(value as readonly unknown[], depth)
-      : this.#object(value, depth);
-    if (this.#options.freeze === true) Object.freeze(copy);
-    const done = { copy, nodes: this.#nodes - before + 1 };
-    this.#nodes++;
-    this.#copies.set(value, done);
-    return done;
+    this.#copies.set(value, IN_PROGRESS);
+    let copy: unknown;
+    if (Array.isArray(value)) copy = this.#array(value, depth);
+    else {
+      const prototype = Object.getPrototypeOf(value) as unknown;
+      if (prototype === Object.prototype || prototype === null) copy = this.#object(value, depth, true);
+      else {
+        const binary = this.#binary(value);
+        if (binary !== undefined) {
+          this.#copies.set(value, { copy: binary, nodes: 1 });
+          this.#count(1);
+          return binary;
+        }
+        copy = this.#object(value, depth, false);
+      }
+    }
+    if (this.#freeze) Object.freeze(copy);
+    this.#count(1);
+    this.#copies.set(value, { copy, nodes: this.#nodes - before });
+    return copy;
   }
 
   #array(value: readonly unknown[], depth: number): unknown[] {
-    const length: unknown = this.#read(() => value.length);
+    const length: unknown = value.length;
     // Only a proxy's length can be anything but a safe integer; compared as it is, an array
     // would be converted to text (and a deep one would overflow the stack doing it).
     if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
-      throw this.#read(() => {
-        throw new TypeError('its length is not a whole number');
-      });
+      throw new TypeError('its length is not a whole number');
     }
     if (length > MAX_ARRAY_LENGTH) {
       throw this.#tooLarge(
@@ -142,18 +160,17 @@ class SnapshotReader {
       );
     }
     const out: unknown[] = new Array(length);
+    const path = this.#path;
     for (let index = 0; index < length; index++) {
-      this.#path.push(index);
-      const item = this.#read(() => value[index]);
-      out[index] = this.copy(item, depth + 1).copy;
-      this.#path.pop();
+      path.push(index);
+      out[index] = this.copy(value[index], depth + 1);
+      path.pop();
     }
     return out;
   }
 
-  #object(value: object, depth: number): Record<string, unknown> {
-    const plain = this.#read(() => isPlainObject(value));
-    const keys = this.#read(() => Object.keys(value));
+  #object(value: object, depth: number, plain: boolean): Record<string, unknown> {
+    const keys = Object.keys(value);
     if (keys.length > MAX_ARRAY_LENGTH) {
       throw this.#tooLarge(
         `object with ${keys.length} keys, more than the ${MAX_ARRAY_LENGTH} chatfold reads`,
@@ -162,10 +179,10 @@ class SnapshotReader {
       );
     }
     const out: Record<string, unknown> = plain ? {} : Object.create(NOT_PLAIN);
+    const path = this.#path;
     for (const key of keys) {
-      this.#path.push(key);
-      const item = this.#read(() => (value as Record<string, unknown>)[key]);
-      const copy = this.copy(item, depth + 1).copy;
+      path.push(key);
+      const copy = this.copy((value as Record<string, unknown>)[key], depth + 1);
       // defineProperty, not assignment: a `__proto__` key is data here, as JSON.parse makes it.
       if (key === '__proto__') {
         Object.defineProperty(out, key, {
@@ -175,18 +192,13 @@ class SnapshotReader {
           configurable: true,
         });
       } else out[key] = copy;
-      this.#path.pop();
+      path.pop();
     }
     return out;
   }
 
   /** A copy of a real byte array or URL (checked through internal slots), or undefined. */
   #binary(value: object): Uint8Array | ArrayBuffer | URL | undefined {
-    // Plain objects and arrays (nearly every value) are no byte array or URL: skip the slot
-    // probes below, whose failures throw (an exception per object made checking 10k messages
-    // about 1.7× slower). A proxy answering with a plain prototype is then copied key by key.
-    const prototype = this.#read(() => Object.getPrototypeOf(value) as unknown);
-    if (prototype === Object.prototype || prototype === null || prototype === Array.prototype) return undefined;
     const tag = attempt(() => typedArrayTag?.call(value));
     if (tag === 'Uint8Array') {
       const bytes = typedArrayByteLength?.call(value) as number;
@@ -216,8 +228,8 @@ class SnapshotReader {
     }
   }
 
-  #charge(copied: Copied): Copied {
-    this.#nodes += copied.nodes;
+  #count(nodes: number): void {
+    this.#nodes += nodes;
     if (this.#nodes > MAX_INPUT_NODES) {
       throw this.#tooLarge(
         `more than ${MAX_INPUT_NODES} values (objects, arrays and their entries) to read`,
@@ -225,15 +237,10 @@ class SnapshotReader {
         MAX_INPUT_NODES,
       );
     }
-    return copied;
   }
 
-  /** Runs one read of the caller's value; whatever it throws becomes a typed error at the path. */
+  /** Runs reads of the caller's value; whatever they throw becomes a typed error at the path. */
   read<T>(read: () => T): T {
-    return this.#read(read);
-  }
-
-  #read<T>(read: () => T): T {
     try {
       return read();
     } catch (error) {

@@ -139,7 +139,7 @@ describe('a value shared many times over is read once (issue 24 §3)', () => {
     const message = { ...hello, metadata: { shared } };
     for (const run of [
       () => assertMessages([message], 'test'),
-      () => normalizeMessages([message]),
+      () => normalizeMessages([message] as never),
       () => fromOpenAI([{ role: 'user', content: 'hi', extra: shared }] as never),
     ]) {
       reads = 0;
