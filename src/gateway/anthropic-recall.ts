@@ -6,9 +6,7 @@
  * own tools loses the recall blocks.
  */
 import { toAnthropic } from '../messages/anthropic.ts';
-import type { Message } from '../messages/types.ts';
-import type { Conversation, GatewayRuntime } from './gateway-runtime.ts';
-import { MAX_RECALL_ROUNDS, type UpstreamAnswer } from './openai-recall.ts';
+import { MAX_RECALL_ROUNDS, type RecallRounds, type UpstreamAnswer } from './openai-recall.ts';
 import { answerRecall, RECALL_TOOL_NAME, recallToolDefinition } from './recall-tool.ts';
 
 type Json = Record<string, unknown>;
@@ -57,16 +55,7 @@ export async function resolveAnthropicRecall({
   first,
   incoming,
   signal,
-}: {
-  readonly runtime: GatewayRuntime;
-  readonly conversation: Conversation;
-  readonly projection: readonly Message[];
-  /** The request body as sent upstream (the recall tool included), without `system` and `messages`. */
-  readonly body: Json;
-  readonly first: UpstreamAnswer;
-  readonly incoming: Headers;
-  readonly signal?: AbortSignal;
-}): Promise<UpstreamAnswer> {
+}: RecallRounds): Promise<UpstreamAnswer> {
   let answer = first;
   const exchange: Json[] = [];
   for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {

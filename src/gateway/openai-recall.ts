@@ -57,6 +57,19 @@ function withoutRecallCalls(answer: UpstreamAnswer): UpstreamAnswer {
   return { ...answer, text: JSON.stringify({ ...read.body, choices }) };
 }
 
+/** What a recall loop needs (Chat Completions and Messages alike). */
+export interface RecallRounds {
+  readonly runtime: GatewayRuntime;
+  readonly conversation: Conversation;
+  /** The projection the first call sent. */
+  readonly projection: readonly Message[];
+  /** The request body as sent upstream, the recall tool included (Messages: without `system` and `messages`). */
+  readonly body: Json;
+  readonly first: UpstreamAnswer;
+  readonly incoming: Headers;
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Answers recall calls until the model answers without them (at most {@link MAX_RECALL_ROUNDS}).
  *
@@ -72,15 +85,7 @@ export async function resolveRecall({
   first,
   incoming,
   signal,
-}: {
-  readonly runtime: GatewayRuntime;
-  readonly conversation: Conversation;
-  readonly projection: readonly Message[];
-  readonly body: Json;
-  readonly first: UpstreamAnswer;
-  readonly incoming: Headers;
-  readonly signal?: AbortSignal;
-}): Promise<UpstreamAnswer> {
+}: RecallRounds): Promise<UpstreamAnswer> {
   let answer = first;
   const exchange: Json[] = [];
   for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
