@@ -124,6 +124,23 @@ export function checkMessageList(
 }
 
 /**
+ * Refuses a list of messages longer than {@link MAX_MESSAGES} by its length alone, for code
+ * that walks a list without copying it first (a token counter's recount of a list it saw).
+ *
+ * @throws ChatfoldError `E_MESSAGE_TOO_LARGE`.
+ */
+export function checkListLength(list: readonly unknown[], fn: string): void {
+  const { length } = list;
+  if (length > MAX_MESSAGES) {
+    throw new ChatfoldError(
+      'E_MESSAGE_TOO_LARGE',
+      `${fn}: ${length} messages, more than the ${MAX_MESSAGES} one call reads; send fewer`,
+      { function: fn, where: 'messages', actual: length, limit: MAX_MESSAGES },
+    );
+  }
+}
+
+/**
  * The entries of a caller's message array, each read once, after its length is read once and
  * bounded (a sparse array of length 1e9 is refused before a walk).
  *
@@ -163,13 +180,7 @@ export function readMessageList(value: unknown, fn: string): unknown[] {
       },
     );
   }
-  if (length > MAX_MESSAGES) {
-    throw new ChatfoldError(
-      'E_MESSAGE_TOO_LARGE',
-      `${fn}: ${length} messages, more than the ${MAX_MESSAGES} one call reads; send fewer`,
-      { function: fn, where: 'messages', actual: length, limit: MAX_MESSAGES },
-    );
-  }
+  checkListLength({ length } as readonly unknown[], fn);
   const items: unknown[] = new Array(length);
   for (let index = 0; index < length; index++) items[index] = read(() => list[index]);
   return items;

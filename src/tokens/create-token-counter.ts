@@ -1,5 +1,5 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { assertMessage, assertMessages } from '../messages/check-messages.ts';
+import { assertMessage, assertMessages, readMessageList } from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import { createEngineCache } from '../messages/engine-cache.ts';
 import { toToolDefinitions } from '../messages/tools/to-tool-definitions.ts';
@@ -203,9 +203,11 @@ export function createTokenCounter({
     if (known !== undefined) return known;
     // Entry check (MSG-4) on first sight: a message counted once is known well-formed (and
     // a compaction with this counter's cache knows it too).
-    assertMessage(message, undefined, fn, { cache });
-    const tokens = byContent.remember(messageKey(message, format.countsReasoning === true), () =>
-      encodeMessage(message),
+    // The checked copy is what is read (issue 24 §2): a proxy cannot answer the check one way
+    // and the count another.
+    const checked = assertMessage(message, undefined, fn, { cache });
+    const tokens = byContent.remember(messageKey(checked, format.countsReasoning === true), () =>
+      encodeMessage(checked),
     );
     byObject.set(message, tokens);
     return tokens;
@@ -261,8 +263,10 @@ export function createTokenCounter({
       return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
     },
     countMessage: (message) => countMessage(message),
-    count(messages, options = {}): TokenCount {
-      if (!Array.isArray(messages)) assertMessages(messages, 'count');
+    count(input, options = {}): TokenCount {
+      // The list read once, its length bounded before the walk (issue 24 §2, §3): a proxy's
+      // length cannot change between reads, a sparse array of length 1e9 is refused.
+      const messages = readMessageList(input, 'count') as readonly Message[];
       let counted: ListCount;
       // Room for every message of the list (and a quarter more for texts and tools), so a
       // recount of the same content is answered from the cache (issue 19 §3).

@@ -74,6 +74,7 @@ describe('sparse arrays are refused by their length, before a walk (issue 24 §3
       run: (list) => normalizeMessages([{ role: 'user', parts: list }] as never),
     },
     { name: 'countTokens', run: (list) => countTokens(list as never) },
+    { name: 'counter.count', run: (list) => counterFor('openai:o200k_base').count(list as never) },
     { name: 'validate', run: (list) => validate(list as never) },
     { name: 'toOpenAI', run: (list) => toOpenAI(list as never) },
     {

@@ -84,6 +84,18 @@ const TARGETS: readonly Target[] = [
   { name: 'toAiSdk', input: neutral, run: (x) => toAiSdk(x as Message[]), readsOnce: true },
   { name: 'countTokens', input: neutral, run: (x) => countTokens(x as Message[]), readsOnce: true },
   {
+    name: 'counter.count',
+    input: neutral,
+    run: (x) => counterFor('openai:o200k_base').count(x as Message[]).total,
+    readsOnce: true,
+  },
+  {
+    name: 'counter.countMessage',
+    input: (conversation) => conversation.at(-1),
+    run: (x) => counterFor('anthropic:claude').countMessage(x as Message),
+    readsOnce: true,
+  },
+  {
     name: 'fromOpenAI',
     input: (c) => sendable(toOpenAI(c)),
     run: (x) => fromOpenAI(x as never, { now }),
