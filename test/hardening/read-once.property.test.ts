@@ -40,6 +40,7 @@ import { sqliteStore } from '../../src/stores/sqlite/sqlite-store.ts';
 import type { FullStore } from '../../src/stores/types.ts';
 import { trimToTokens } from '../../src/strategies/trim.ts';
 import { counterFor, countTokens } from '../../src/tokens/count-tokens.ts';
+import { extendTokenCount } from '../../src/tokens/extend-count.ts';
 import { validConversation } from '../malformed-messages.ts';
 import { LIES, type Lie, shifty } from './shifty-input.ts';
 
@@ -87,6 +88,15 @@ const TARGETS: readonly Target[] = [
     name: 'counter.count',
     input: neutral,
     run: (x) => counterFor('openai:o200k_base').count(x as Message[]).total,
+    readsOnce: true,
+  },
+  {
+    name: 'extendTokenCount',
+    input: neutral,
+    run: (x) => {
+      const counter = counterFor('openai:o200k_base');
+      return extendTokenCount(counter, counter.count([]), x as Message[]).total;
+    },
     readsOnce: true,
   },
   {
