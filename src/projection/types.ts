@@ -17,7 +17,12 @@ export interface FactLedger {
   /** Numbers with their unit or context, e.g. `5432 port`, `12 tests`. */
   readonly numbers: readonly string[];
   readonly errors: readonly string[];
+  /** Kinds whose list reached its bound: older facts of that kind were left out (the newest are listed). */
+  readonly leftOut?: readonly FactKind[];
 }
+
+/** The kinds of facts a ledger lists. */
+export type FactKind = Exclude<keyof FactLedger, 'leftOut'>;
 
 /** The stored messages a summary stands for, oldest and newest included. */
 export interface SummaryCoverage {

@@ -6,9 +6,10 @@ import type { JsonValue, Message, Part } from '../messages/types.ts';
 import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import { clipText } from '../projection/clip-text.ts';
 import type { CompactionSummary } from '../projection/types.ts';
+import { extractLedger } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
-import { formatSummaryMessage } from '../summarize/summary-message.ts';
+import { formatLedger, formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { Summarizer } from '../summarize/types.ts';
 import { isUserTurn } from './protect.ts';
 import { pendingInputStart, retentionStart } from './retention.ts';
@@ -147,10 +148,22 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
       context.signal?.throwIfAborted();
       const units = groupUnits(messages);
       const headEnd = headEndOf(messages, units, options.keepGoal ?? true);
-      const tailStart =
+      let tailStart =
         context.scope === 'all'
           ? messages.length
-          : retentionStartFor(messages, units, headEnd, options, context);
+          : retentionStartFor(messages, units, headEnd, options, context, 0);
+      // The ledger rides along whole (every path and command) and protected messages inside the
+      // span stay (the latest user turn of a long agent run): their tokens are reserved too, so no
+      // later stage drops kept messages, and the facts in them, to make room for them. A later
+      // start puts more in the span, so this settles in a few passes.
+      for (let pass = 0, reserved = 0; pass < 4 && context.scope !== 'all'; pass++) {
+        const spanTokens =
+          ledgerTokensOf(messages, headEnd, tailStart, context) +
+          protectedSpanTokens(messages, units, headEnd, tailStart, context);
+        if (spanTokens <= reserved) break;
+        reserved = spanTokens;
+        tailStart = retentionStartFor(messages, units, headEnd, options, context, reserved);
+      }
       const result = await summarizeOnce(messages, headEnd, tailStart, options, context);
       return result ?? none;
     },
@@ -183,6 +196,7 @@ function retentionStartFor(
   headEnd: number,
   options: SummarizeStrategyOptions,
   context: StrategyContext,
+  ledgerTokens: number,
 ): number {
   let headTokens = 0;
   for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
@@ -194,7 +208,7 @@ function retentionStartFor(
       : 0;
   const room = Math.max(
     0,
-    context.target - headTokens - Math.max(MIN_SUMMARY_TOKENS, summaryShare) - filesShare,
+    context.target - headTokens - Math.max(MIN_SUMMARY_TOKENS, summaryShare) - filesShare - ledgerTokens,
   );
   const hasRetention = options.retentionTokens !== undefined || options.retentionMessages !== undefined;
   // The pending input is sent whatever the retention says (FR-1.5.1 "recent messages + input").
@@ -230,6 +244,49 @@ function retentionStartFor(
     return Math.max(headEnd, unitStart(units, start));
   }
   return retentionStart(messages, units, headEnd, { maxTokens: room }, context);
+}
+
+/**
+ * Tokens of the ledger a summary of `messages[headEnd, tailStart)` would carry (merged with
+ * the latest earlier summary's); the facts are cached per message, so this is cheap to redo.
+ */
+function ledgerTokensOf(
+  messages: readonly Message[],
+  headEnd: number,
+  tailStart: number,
+  context: StrategyContext,
+): number {
+  let previous: CompactionSummary | undefined;
+  const span: Message[] = [];
+  for (let i = 0; i < tailStart; i++) {
+    const message = messages[i] as Message;
+    const record = summaryRecordOf(message);
+    if (record !== undefined) previous = record;
+    else if (i >= headEnd) span.push(message);
+  }
+  if (span.length === 0) return 0;
+  const ledger = extractLedger(span, previous?.ledger, undefined, context.cache);
+  return context.counter.countText(formatLedger(ledger));
+}
+
+/** Tokens of the whole units in `messages[headEnd, tailStart)` that stay because one of their messages is protected. */
+function protectedSpanTokens(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  tailStart: number,
+  context: StrategyContext,
+): number {
+  let tokens = 0;
+  for (const unit of units) {
+    if (unit.start < headEnd || unit.start >= tailStart) continue;
+    const group = messages.slice(unit.start, unit.end);
+    if (
+      group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)
+    )
+      for (const message of group) tokens += context.counter.countMessage(message);
+  }
+  return tokens;
 }
 
 function unitStart(units: readonly MessageUnit[], index: number): number {

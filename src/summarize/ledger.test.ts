@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
 import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger } from './ledger.ts';
-import type { FactLedger } from './types.ts';
+import type { FactKind, FactLedger } from './types.ts';
 
-const KEYS = Object.keys(DEFAULT_LEDGER_CAPS) as (keyof FactLedger)[];
+const KEYS = Object.keys(DEFAULT_LEDGER_CAPS) as FactKind[];
 const UNCAPPED = Object.fromEntries(KEYS.map((key) => [key, Number.MAX_SAFE_INTEGER])) as Record<
-  keyof FactLedger,
+  FactKind,
   number
 >;
 
@@ -28,7 +28,20 @@ function reference(messages: readonly Message[], previous: FactLedger, caps: typ
     const all = [...order.keys()];
     return [key, all.slice(Math.max(0, all.length - caps[key]))] as const;
   });
-  return Object.fromEntries(lists);
+  // A kind is left out when it has more facts than its cap, or the previous ledger had already left some out.
+  const leftOut = KEYS.filter((key) => {
+    if (caps[key] === 0) return false;
+    if (previous.leftOut?.includes(key) === true) return true;
+    return (
+      new Set(
+        [
+          ...previous[key],
+          ...messages.flatMap((m) => extractLedger([m], EMPTY_LEDGER, UNCAPPED)[key]),
+        ].filter((i) => i !== ''),
+      ).size > caps[key]
+    );
+  });
+  return { ...Object.fromEntries(lists), ...(leftOut.length === 0 ? {} : { leftOut }) };
 }
 
 const FILES = ['src/a.ts', 'src/b.ts', 'README.md', 'lib/c.js', 'test/d.test.ts'];
@@ -97,14 +110,18 @@ describe('extractLedger (SUM-4)', () => {
   it('property: reading newest first and stopping when full equals the whole-span definition', () => {
     const caps = fc.record(
       Object.fromEntries(KEYS.map((key) => [key, fc.nat({ max: 6 })])) as Record<
-        keyof FactLedger,
+        FactKind,
         fc.Arbitrary<number>
       >,
     );
     const ledger = fc.record(
-      Object.fromEntries(
-        KEYS.map((key) => [key, fc.array(fc.constantFrom(...FILES, ...COMMANDS, 'x'), { maxLength: 5 })]),
-      ) as Record<keyof FactLedger, fc.Arbitrary<string[]>>,
+      {
+        ...(Object.fromEntries(
+          KEYS.map((key) => [key, fc.array(fc.constantFrom(...FILES, ...COMMANDS, 'x'), { maxLength: 5 })]),
+        ) as Record<FactKind, fc.Arbitrary<string[]>>),
+        leftOut: fc.subarray(KEYS),
+      },
+      { requiredKeys: KEYS },
     );
     fc.assert(
       fc.property(fc.array(messageArbitrary, { maxLength: 30 }), ledger, caps, (specs, previous, cap) => {

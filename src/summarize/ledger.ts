@@ -1,13 +1,17 @@
 import { cacheOrFresh, cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
-import type { FactLedger } from './types.ts';
+import type { FactKind, FactLedger } from './types.ts';
 
-/** Caps of each ledger list; the newest entries are kept. */
-export const DEFAULT_LEDGER_CAPS: Readonly<Record<keyof FactLedger, number>> = {
-  filesRead: 100,
-  filesModified: 100,
-  commands: 100,
+/**
+ * Caps of each ledger list; the newest entries are kept and a capped list says so (`leftOut`).
+ * Paths and commands are what an agent needs exactly, so their caps are far above what a long
+ * recorded session produces (40 paths and 61 commands in 344 messages).
+ */
+export const DEFAULT_LEDGER_CAPS: Readonly<Record<FactKind, number>> = {
+  filesRead: 400,
+  filesModified: 400,
+  commands: 200,
   urls: 20,
   identifiers: 30,
   numbers: 20,
@@ -15,7 +19,7 @@ export const DEFAULT_LEDGER_CAPS: Readonly<Record<keyof FactLedger, number>> = {
 };
 
 /** A fresh ledger with empty, appendable lists, one per kind of fact. */
-export function emptyFactLists(): Record<keyof FactLedger, string[]> {
+export function emptyFactLists(): Record<FactKind, string[]> {
   return {
     filesRead: [],
     filesModified: [],
@@ -57,6 +61,11 @@ const ERROR_LINE = /^.*\b(?:Error|Exception|Traceback|FAILED|FAIL|fatal|panic|Ca
 /** Only the first and last this-many characters of a text are scanned by regexes (large outputs). */
 const SCAN_CHARS = 20_000;
 const MAX_ITEM = 300;
+/**
+ * Longest command kept whole (a heredoc that writes a file can be megabytes); a longer one
+ * keeps this many characters and says how many more there were.
+ */
+export const MAX_COMMAND_CHARS = 4000;
 
 function scanWindow(text: string): string {
   return text.length <= SCAN_CHARS * 2 ? text : `${text.slice(0, SCAN_CHARS)}\n${text.slice(-SCAN_CHARS)}`;
@@ -71,6 +80,13 @@ function clipItem(text: string): string {
   return firstLine.length > MAX_ITEM ? firstLine.slice(0, MAX_ITEM) : firstLine;
 }
 
+/** A command as it was run, every line of it (issue 19: the ledger keeps whole commands). */
+function wholeCommand(text: string): string {
+  const command = text.trim();
+  if (command.length <= MAX_COMMAND_CHARS) return command;
+  return `${command.slice(0, MAX_COMMAND_CHARS)} … [${command.length - MAX_COMMAND_CHARS} more characters]`;
+}
+
 const LEDGER_KEYS = [
   'filesRead',
   'filesModified',
@@ -79,10 +95,10 @@ const LEDGER_KEYS = [
   'identifiers',
   'numbers',
   'errors',
-] as const;
+] as const satisfies readonly FactKind[];
 /** Facts are found in groups that share a scan: tool-call arguments, then one group per regex family. */
 type FactGroup = 'calls' | 'urls' | 'identifiers' | 'numbers' | 'errors';
-const GROUP_OF: Readonly<Record<keyof FactLedger, FactGroup>> = {
+const GROUP_OF: Readonly<Record<FactKind, FactGroup>> = {
   filesRead: 'calls',
   filesModified: 'calls',
   commands: 'calls',
@@ -92,7 +108,7 @@ const GROUP_OF: Readonly<Record<keyof FactLedger, FactGroup>> = {
   errors: 'errors',
 };
 /** A message's facts of each group scanned so far (a scan fills every list of its group). */
-type MessageFacts = Partial<Record<keyof FactLedger, string[]>>;
+type MessageFacts = Partial<Record<FactKind, string[]>>;
 const FACTS = cacheTable('summarize.ledger-facts', () => new WeakMap<Message, MessageFacts>());
 
 /**
@@ -126,7 +142,7 @@ function walkMessage(
 }
 
 function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cache?: EngineCache): void {
-  const list = (key: keyof FactLedger): string[] => {
+  const list = (key: FactKind): string[] => {
     const created: string[] = [];
     facts[key] = created;
     return created;
@@ -153,7 +169,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
           if (SHELL_TOOL.test(name)) {
             for (const key of COMMAND_KEYS) {
               const value = args[key];
-              if (typeof value === 'string' && value.trim() !== '') commands.push(clipItem(value));
+              if (typeof value === 'string' && value.trim() !== '') commands.push(wholeCommand(value));
             }
           }
         },
@@ -208,7 +224,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
  */
 function messageFacts(
   message: Message,
-  key: keyof FactLedger,
+  key: FactKind,
   factsByMessage: WeakMap<Message, MessageFacts>,
   cache: EngineCache,
 ): readonly string[] {
@@ -226,39 +242,54 @@ function messageFacts(
  * what earlier summaries carried stays, newest last). Each fact appears once, at its last
  * occurrence, and each kind keeps its newest `caps` facts — so the span is read newest first
  * and reading stops once every kind is full: a long span costs what its recent facts cost,
- * not its whole text. Very large outputs are scanned at head and tail only. A message's facts
- * are kept in `cache` (a session's: each message is scanned once while it lives).
+ * not its whole text. A kind with more facts than its cap (here or in the earlier ledger) is
+ * named in `leftOut`, so the summary can say its list is not complete. Very large outputs are
+ * scanned at head and tail only. A message's facts are kept in `cache` (a session's: each
+ * message is scanned once while it lives).
  */
 export function extractLedger(
   messages: readonly Message[],
   previous: FactLedger = EMPTY_LEDGER,
-  caps: Readonly<Record<keyof FactLedger, number>> = DEFAULT_LEDGER_CAPS,
+  caps: Readonly<Record<FactKind, number>> = DEFAULT_LEDGER_CAPS,
   cache: EngineCache = cacheOrFresh(undefined),
 ): FactLedger {
   const factsByMessage = cache.table(FACTS);
   const seen = Object.fromEntries(LEDGER_KEYS.map((key) => [key, new Set<string>()])) as Record<
-    keyof FactLedger,
+    FactKind,
     Set<string>
   >;
   const newestFirst = emptyFactLists();
-  let open = LEDGER_KEYS.filter((key) => caps[key] > 0);
-  const take = (key: keyof FactLedger, items: readonly string[]): void => {
+  // A record read back from a store is checked loosely: keep only kinds this ledger knows.
+  const earlierLeftOut: readonly unknown[] = Array.isArray(previous.leftOut) ? previous.leftOut : [];
+  const leftOut = new Set<FactKind>(
+    LEDGER_KEYS.filter((key) => earlierLeftOut.includes(key) && caps[key] > 0),
+  );
+  // A kind stays open until it is full and one more fact shows that older ones are left out.
+  let open: FactKind[] = LEDGER_KEYS.filter((key) => caps[key] > 0);
+  const take = (key: FactKind, items: readonly string[]): void => {
     const cap = caps[key];
     const list = newestFirst[key];
-    for (let i = items.length - 1; i >= 0 && list.length < cap; i--) {
+    for (let i = items.length - 1; i >= 0; i--) {
       const item = items[i] as string;
       if (item === '' || seen[key].has(item)) continue;
+      if (list.length >= cap) {
+        leftOut.add(key);
+        return;
+      }
       seen[key].add(item);
       list.push(item);
     }
   };
+  const isOpen = (key: FactKind): boolean => !(newestFirst[key].length >= caps[key] && leftOut.has(key));
   for (let m = messages.length - 1; m >= 0 && open.length > 0; m--) {
     const message = messages[m] as Message;
     for (const key of open) take(key, messageFacts(message, key, factsByMessage, cache));
-    open = open.filter((key) => newestFirst[key].length < caps[key]);
+    open = open.filter(isOpen);
   }
   for (const key of open) take(key, previous[key]);
   // Oldest first, as the ledger lists facts.
   for (const key of LEDGER_KEYS) newestFirst[key].reverse();
-  return newestFirst;
+  return leftOut.size === 0
+    ? newestFirst
+    : { ...newestFirst, leftOut: LEDGER_KEYS.filter((key) => leftOut.has(key)) };
 }

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildConversation } from '../test/build-conversation.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
-import { EMPTY_LEDGER, extractLedger } from './ledger.ts';
+import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger } from './ledger.ts';
 import { buildSummaryPrompt } from './prompts.ts';
 import { recentFiles } from './recent-files.ts';
 import { summarizeSpan } from './summarize-span.ts';
-import { formatSummaryMessage, parseSummaryMessage } from './summary-message.ts';
+import { formatLedger, formatSummaryMessage, parseSummaryMessage } from './summary-message.ts';
 import type { FactLedger } from './types.ts';
 
 const counter = createMockTokenCounter();
@@ -50,11 +50,16 @@ describe('extractLedger (SUM-4)', () => {
     const previous: FactLedger = { ...EMPTY_LEDGER, filesRead: ['old.ts', 'src/api.ts'] };
     expect(extractLedger(session(), previous).filesRead).toEqual(['old.ts', 'src/api.ts']);
     const many = buildConversation().user('go');
-    for (let i = 0; i < 150; i++)
+    for (let i = 0; i < 450; i++)
       many.toolRound([{ name: 'Read', args: { file_path: `f${i}.ts` }, result: 'x' }]);
     const capped = extractLedger(many.build());
-    expect(capped.filesRead).toHaveLength(100);
-    expect(capped.filesRead.at(-1)).toBe('f149.ts');
+    expect(capped.filesRead).toHaveLength(DEFAULT_LEDGER_CAPS.filesRead);
+    expect(capped.filesRead.at(-1)).toBe('f449.ts');
+    // A bounded list says so, in the record and in the summary text, and the next level keeps saying it.
+    expect(capped.leftOut).toEqual(['filesRead']);
+    expect(formatLedger(capped)).toContain('Files read (the newest only; older ones were left out):');
+    expect(extractLedger([], capped).leftOut).toEqual(['filesRead']);
+    expect(extractLedger(session()).leftOut).toBeUndefined();
   });
 
   it('scans only the head and tail of a 5 MB output, and never throws on arbitrary text (property)', () => {
@@ -100,12 +105,53 @@ describe('summary messages', () => {
     );
   });
 
-  it('keeps multi-line commands', () => {
-    const ledger = { ...EMPTY_LEDGER, commands: ["cat > a.txt <<'EOF'\nhello\nEOF"] };
-    expect(
-      parseSummaryMessage(formatSummaryMessage({ text: 'x', ledger, messagesSummarized: 2 }))?.ledger
-        .commands,
-    ).toEqual(ledger.commands);
+  it('keeps multi-line commands, literally, and says which lists are bounded', () => {
+    const command = "cat > a.txt <<'EOF'\nhello\n  indented\n~~~\nEOF";
+    const ledger: FactLedger = { ...EMPTY_LEDGER, commands: ['ls', command], leftOut: ['commands'] };
+    const text = formatSummaryMessage({ text: 'x', ledger, messagesSummarized: 2 });
+    // The whole command occurs as it was run (a search for it finds it).
+    expect(text).toContain(command);
+    expect(parseSummaryMessage(text)?.ledger).toEqual(ledger);
+  });
+
+  it('parse(format(x)) recovers multi-line items and bounded lists (property)', () => {
+    // Lines of any content but the format's own lines; items as the ledger makes them (trimmed).
+    const line = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom('~~~', '~~~~', '- x', 'Files read:', '  y'),
+    );
+    const item = fc
+      .array(line, { minLength: 2, maxLength: 4 })
+      .map((lines) => lines.join('\n').trim())
+      .filter((text) => text.includes('\n'));
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 3 }),
+        fc.subarray(['commands', 'errors'] as const),
+        (commands, bounded) => {
+          // Only a full list is ever bounded (extractLedger), so only a non-empty one.
+          const leftOut = bounded.filter((key) => key === 'errors' || commands.length > 0);
+          const ledger: FactLedger = {
+            ...EMPTY_LEDGER,
+            commands,
+            errors: ['e'],
+            ...(leftOut.length === 0 ? {} : { leftOut }),
+          };
+          const text = formatSummaryMessage({ text: 'summary', ledger, messagesSummarized: 3 });
+          for (const command of commands) expect(text).toContain(command);
+          expect(parseSummaryMessage(text)?.ledger).toEqual(ledger);
+        },
+      ),
+    );
+  });
+
+  it('keeps whole long commands in the ledger', () => {
+    const command = `git commit -m "$(cat <<'EOF'\n${'a long line of the message '.repeat(40)}\nEOF\n)"`;
+    const messages = buildConversation()
+      .user('go')
+      .toolRound([{ name: 'Bash', args: { command }, result: 'ok' }])
+      .build();
+    expect(extractLedger(messages).commands).toEqual([command]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 
 // The ledger is part of the projection's vocabulary (a summary record carries it).
-export type { FactLedger } from '../projection/types.ts';
+export type { FactKind, FactLedger } from '../projection/types.ts';
 
 import type { FactLedger } from '../projection/types.ts';
 
