@@ -11,6 +11,11 @@ export interface CodeBlock {
   /** 1-based line of the block's first code line in that file. */
   readonly line: number;
   readonly code: string;
+  /**
+   * Words after the language on the fence line. `norun`: type-checked but not run, for an
+   * example that needs something the test cannot give it (a server that runs until stopped).
+   */
+  readonly flags: readonly string[];
 }
 
 /** The markdown files whose code blocks are checked: the README and every docs page. */
@@ -27,10 +32,12 @@ export function typescriptBlocks(source: string): CodeBlock[] {
   const lines = readFileSync(join(root, source), 'utf8').split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\b/.test(lines[i] ?? '')) continue;
+    const fence = /^```(?:ts|typescript)\b(.*)$/.exec(lines[i] ?? '');
+    if (fence === null) continue;
     const end = lines.findIndex((line, j) => j > i && line.startsWith('```'));
     if (end < 0) throw new Error(`${source}:${i + 1}: the code block never closes`);
-    blocks.push({ source, line: i + 2, code: lines.slice(i + 1, end).join('\n') });
+    const flags = (fence[1] ?? '').trim().split(/\s+/).filter(Boolean);
+    blocks.push({ source, line: i + 2, code: lines.slice(i + 1, end).join('\n'), flags });
     i = end;
   }
   return blocks;

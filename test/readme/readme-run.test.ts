@@ -65,6 +65,7 @@ const rewrite = (code: string) =>
 
 /** Why a block cannot run here, if it cannot. */
 function needs(block: CodeBlock): string | undefined {
+  if (block.flags.includes('norun')) return 'marked norun in the page (type-checked, not run)';
   if (
     DATABASE_URL === undefined &&
     /\b(pool|connectionString)\b/.test(block.code.replace(/connectionString:/g, ''))
