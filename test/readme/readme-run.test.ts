@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { sourceEntryPoints } from '../../scripts/subpaths.ts';
 import { type FakeProviderServer, startFakeProvider } from '../../src/fake-provider/index.ts';
 import { allTypescriptBlocks, type CodeBlock, root } from './markdown-blocks.ts';
@@ -124,24 +124,25 @@ function run(block: CodeBlock): Promise<Run> {
   });
 }
 
-describe('README and docs examples run', () => {
+// Each block is its own process in its own folder: they run side by side (Vitest's maxConcurrency).
+describe.concurrent('README and docs examples run', () => {
   const blocks = allTypescriptBlocks();
 
-  it('finds the blocks', () => {
+  it('finds the blocks', ({ expect }) => {
     expect(blocks.length).toBeGreaterThanOrEqual(20);
   });
 
   for (const block of blocks) {
-    it(`${block.source}:${block.line}`, async (context) => {
+    it(`${block.source}:${block.line}`, async ({ expect, skip }) => {
       const reason = needs(block);
-      if (reason !== undefined) context.skip(reason);
+      if (reason !== undefined) skip(reason);
       const result = await run(block);
       // A block that hangs is killed at 60 s (code null): an example that never exits.
       expect({ exit: result.code, stderr: result.stderr.slice(0, 4000) }).toEqual({ exit: 0, stderr: '' });
     }, 90_000);
   }
 
-  it('the ten-line example prints what the README says it prints', async () => {
+  it('the ten-line example prints what the README says it prints', async ({ expect }) => {
     const readme = blocks.filter((block) => block.source === 'README.md');
     const tenLines = readme.find((block) => block.code.includes('compact(fromOpenAI(history)'));
     expect(tenLines).toBeDefined();
