@@ -8,6 +8,7 @@ import {
 } from './check-messages.ts';
 import { contentHash } from './content-hash.ts';
 import { nestingError } from './json-depth.ts';
+import { isArray } from './snapshot.ts';
 import { argumentsFault, invalidArgumentsError } from './tool-arguments.ts';
 import type { Message, MessageInput, Part } from './types.ts';
 
@@ -49,7 +50,7 @@ export function cleanText(text: string, where: string, options: NormalizeOptions
 /** A short description of a value's type for error messages (`null`, `array`, `number`…). */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
+  if (isArray(value)) return 'array';
   return typeof value;
 }
 

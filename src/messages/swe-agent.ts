@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { describe, type NormalizeOptions } from './normalize.ts';
 import { fromOpenAI, type OpenAIMessage, type OpenAIToolCall } from './openai.ts';
+import { isArray, readOnce, snapshotInput } from './snapshot.ts';
 import type { Message } from './types.ts';
 
 /** One entry of a SWE-agent trajectory's `history`: an OpenAI message plus SWE-agent's bookkeeping. */
@@ -34,8 +35,12 @@ export function fromSweAgentTrajectory(
   trajectory: SweAgentTrajectory,
   options: NormalizeOptions = {},
 ): Message[] {
-  const history = (trajectory as { history?: unknown } | null)?.history;
-  if (!Array.isArray(history)) {
+  // One read into plain data (issue 24 §2); depth and lengths bounded on the way (§3).
+  const history = snapshotInput(
+    readOnce(() => (trajectory as { history?: unknown } | null)?.history, 'trajectory.history'),
+    { root: 'history' },
+  );
+  if (!isArray(history)) {
     throw new ChatfoldError(
       'E_INVALID_FORMAT',
       `SWE-agent trajectory: expected { history: [...] }, received ${describe(history === undefined ? trajectory : history)}`,
@@ -43,7 +48,7 @@ export function fromSweAgentTrajectory(
     );
   }
   const messages: OpenAIMessage[] = [];
-  history.forEach((item: SweAgentHistoryItem, index) => {
+  (history as readonly SweAgentHistoryItem[]).forEach((item, index) => {
     if (typeof item !== 'object' || item === null) {
       throw new ChatfoldError(
         'E_INVALID_MESSAGE',

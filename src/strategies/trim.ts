@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { checkMessageList, withCallerObjects } from '../messages/check-messages.ts';
 import { describe } from '../messages/normalize.ts';
+import { isArray } from '../messages/snapshot.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { invalid, readTrimOptions, type Settings, type TrimOptions } from './trim-options.ts';
@@ -250,7 +251,7 @@ export function trimToTokens(
   messages: readonly Message[],
   options: TrimOptions<Awaitable<number>, Awaitable<string[]>>,
 ): Message[] | Promise<Message[]> {
-  if (!Array.isArray(messages)) {
+  if (!isArray(messages)) {
     throw new ChatfoldError(
       'E_INVALID_MESSAGES',
       `trimToTokens: expected an array of messages, received ${describe(messages)}; to reuse options, write (messages) => trimToTokens(messages, options)`,

