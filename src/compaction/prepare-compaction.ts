@@ -34,7 +34,7 @@ export function prepareCompaction(
   const { budget, target, scope } = decision;
   const lastIsUser = messages.length > 0 && isUserTurn(messages.at(-1) as Message);
   return {
-    stages: stagesOf(run, hook, decision.mode),
+    stages: stagesOf(run, hook, decision.mode, budget.window),
     context: {
       counter,
       target,
@@ -71,6 +71,7 @@ function stagesOf(
   run: CompactionRun,
   hook: BeforeCompactResult | undefined,
   mode: CompactionDecision['mode'],
+  window: number,
 ): Strategy[] {
   const { policy } = run;
   const instructions = [run.instructions, hook?.instructions].filter(Boolean).join('\n\n');
@@ -92,6 +93,8 @@ function stagesOf(
       recentFilesShare: policy.protect.recentFiles.share,
       ...(policy.summary.maxTokens === undefined ? {} : { maxSummaryTokens: policy.summary.maxTokens }),
       onFailure,
+      // The summarizer's own window bounds its prompt; unless told otherwise, it is this model's.
+      summarizerWindow: window,
       ...user.summarize,
       ...(run.summarizer === undefined ? {} : { summarizer: run.summarizer }),
       ...(instructions === '' ? {} : { instructions }),

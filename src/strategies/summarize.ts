@@ -11,6 +11,7 @@ import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatLedger, formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { Summarizer } from '../summarize/types.ts';
+import type { TokenCounter } from '../tokens/types.ts';
 import { isUserTurn } from './protect.ts';
 import { pendingInputStart, retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
@@ -50,6 +51,15 @@ export interface SummarizeStrategyOptions {
   readonly recentFilesShare?: number;
   /** What a failed LLM summary does: fall back to the extractive one, skip the summary, or throw. Default `extractive`. */
   readonly onFailure?: SummarizerFailure;
+  /**
+   * The summarizer model's context window, in tokens of `summarizerCounter`: its prompt plus the
+   * summary it is asked for never exceed it. The oldest messages of the span are left out of the
+   * prompt first (the prompt says so; their facts stay in the ledger), the earlier summary stays.
+   * Default: the compacting model's window (through a policy run), else this run's budget.
+   */
+  readonly summarizerWindow?: number;
+  /** Counts for `summarizerWindow`: the summarizer model's tokenizer. Default: the compaction's counter. */
+  readonly summarizerCounter?: TokenCounter;
 }
 
 /** The file sections that ride along with a summary, each file whole while they fit (SUM-8). */
@@ -141,6 +151,28 @@ export function summaryRecordOf(message: Message): CompactionSummary | undefined
  * result that is still too large is clipped to fit, with a fallback event — never asked again.
  */
 export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
+  const window: unknown = options.summarizerWindow;
+  if (window !== undefined && !(Number.isInteger(window) && (window as number) > 0)) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      `summarize.summarizerWindow: expected a positive integer (tokens), received ${JSON.stringify(window) ?? typeof window}`,
+      {
+        option: 'summarize.summarizerWindow',
+        received: typeof window === 'number' ? window : String(window),
+      },
+    );
+  }
+  const summarizerCounter: unknown = options.summarizerCounter;
+  if (
+    summarizerCounter !== undefined &&
+    typeof (summarizerCounter as { countText?: unknown } | null)?.countText !== 'function'
+  ) {
+    throw new ChatfoldError(
+      'E_INVALID_OPTIONS',
+      'summarize.summarizerCounter: expected a token counter (an object with countText), e.g. counterFor(tokenizer)',
+      { option: 'summarize.summarizerCounter' },
+    );
+  }
   return {
     name: 'summarize',
     async apply(messages, context): Promise<StrategyResult> {
@@ -400,6 +432,8 @@ async function summarizeOnce(
     maxTokens,
     timeoutMs: options.timeoutMs ?? DEFAULTS.summaryTimeoutMs,
     counter: context.counter,
+    summarizerWindow: options.summarizerWindow ?? context.budget + context.reservedTokens,
+    ...(options.summarizerCounter === undefined ? {} : { summarizerCounter: options.summarizerCounter }),
     ...(context.cache === undefined ? {} : { cache: context.cache }),
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),

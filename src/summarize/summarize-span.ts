@@ -25,6 +25,8 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     maxTokens,
     timeoutMs,
     counter,
+    summarizerWindow,
+    summarizerCounter = counter,
     cache,
     signal,
     onDelta,
@@ -47,7 +49,14 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     return { text: customSummary.trim(), ledger, source: 'custom' };
   }
   if (summarizer === undefined) return extractive();
-  const prompt = buildSummaryPrompt({
+  // The request is the prompt plus the answer: both within the summarizer's own window.
+  const maxPromptTokens = summarizerWindow === undefined ? undefined : summarizerWindow - maxTokens;
+  if (maxPromptTokens !== undefined && maxPromptTokens <= 0) {
+    return extractive(
+      `the summarizer's window (${summarizerWindow} tokens) leaves no room for a prompt beside a ${maxTokens}-token answer`,
+    );
+  }
+  const { leftOutMessages, ...prompt } = buildSummaryPrompt({
     messages,
     ledger,
     variant,
@@ -55,7 +64,16 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     ...(previousSummary === undefined ? {} : { previousSummary }),
     ...(goal === undefined ? {} : { goal }),
     ...(instructions === undefined ? {} : { instructions }),
+    ...(maxPromptTokens === undefined ? {} : { maxPromptTokens, counter: summarizerCounter }),
   });
+  if (
+    maxPromptTokens !== undefined &&
+    summarizerCounter.countText(prompt.system) + summarizerCounter.countText(prompt.user) > maxPromptTokens
+  ) {
+    return extractive(
+      `the summary prompt does not fit the summarizer's window (${summarizerWindow} tokens) even without the messages`,
+    );
+  }
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
@@ -73,7 +91,7 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
   try {
     const output = await Promise.race([
       summarizer({
-        messages,
+        messages: leftOutMessages === 0 ? messages : messages.slice(leftOutMessages),
         ledger,
         variant,
         maxTokens,

@@ -15,6 +15,7 @@ export interface SummaryWithLedger {
 
 /** What a summarizer receives: the span and a ready-to-send prompt (SUM-2, SUM-3, SUM-5). */
 export interface SummaryRequest {
+  /** The span's messages the prompt holds: the newest ones, when the oldest did not fit the summarizer's window. */
   readonly messages: readonly Message[];
   readonly previousSummary?: SummaryWithLedger;
   /** The ledger of the span merged with the previous one. */
@@ -61,6 +62,14 @@ export interface SummarizeSpanOptions {
   readonly maxTokens: number;
   readonly timeoutMs: number;
   readonly counter: TokenCounter;
+  /**
+   * The summarizer model's context window in tokens: the prompt plus the answer (`maxTokens`)
+   * never exceed it; the oldest messages of the span are left out of the prompt first (the
+   * earlier summary and the ledger stay). Default: no bound.
+   */
+  readonly summarizerWindow?: number;
+  /** Counts for `summarizerWindow` (the summarizer model's tokenizer). Default `counter`. */
+  readonly summarizerCounter?: TokenCounter;
   /** The compaction's memo tables (ledger facts per message); default: a fresh cache. */
   readonly cache?: EngineCache;
   /** Aborts the summary: `summarizeSpan` rejects with the signal's reason (no fallback). */
