@@ -6,8 +6,8 @@ import {
   type Message,
   type SweAgentTrajectory,
 } from '../src/index.ts';
-import { type AppliedStrategyResult, withProjection } from '../src/strategies/apply-strategy.ts';
 import { chatfoldMetadata } from '../src/projection/chatfold-metadata.ts';
+import { type AppliedStrategyResult, withProjection } from '../src/strategies/apply-strategy.ts';
 import { type SupersedeOptions, supersede } from '../src/strategies/index.ts';
 import type { StrategyResult } from '../src/strategies/types.ts';
 import { createMockTokenCounter } from '../src/test/mock-token-counter.ts';

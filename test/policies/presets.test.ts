@@ -42,6 +42,13 @@ function chat(pairs: number, tokens: number, input = 20): Message[] {
 const summary = (messages: readonly Message[]) =>
   messages.find((m) => chatfoldMetadata(m)?.transform === 'summary');
 
+/** The text of a summary message (fails the test when there is none). */
+function textOf(message: Message | undefined): string {
+  const part = message?.parts[0];
+  expect(part?.type).toBe('text');
+  return part?.type === 'text' ? part.text : '';
+}
+
 const measure = (tokens: number, overrides: Partial<Parameters<typeof decide>[0]> = {}) => ({
   window: 100_000,
   maxOutputTokens: 4000,
@@ -237,7 +244,7 @@ describe('agent-summarize policy (history: summarize — goal + summary + the la
     const { messages: out, plan } = await compact(messages, { counter, window, policy: 'agent-summarize' });
     expect(plan.compacted).toBe(true);
     expect(out[0]?.id).toBe(messages[0]?.id);
-    const text = (summary(out)?.parts[0] as { text: string }).text;
+    const text = textOf(summary(out));
     const files = text.slice(text.indexOf('## Latest content of recently used files'));
     for (let i = 4; i < 14; i++) {
       // Whole: every one of the 40 lines, nothing clipped.
@@ -254,7 +261,7 @@ describe('agent-summarize policy (history: summarize — goal + summary + the la
       message('user', 3000, 'long question'),
     ];
     const second = await compact(more, { counter, window, policy: 'agent-summarize', mode: 'manual' });
-    const text2 = (summary(second.messages)?.parts[0] as { text: string }).text;
+    const text2 = textOf(summary(second.messages));
     for (let i = 4; i < 14; i++) expect(text2).toContain(`line 39 of file ${i}`);
   });
 });
