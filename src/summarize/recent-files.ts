@@ -1,7 +1,7 @@
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { toolArguments } from '../messages/tool-arguments.ts';
 import type { Message, ToolResultPart } from '../messages/types.ts';
-import { toolResultText } from '../projection/chatfold-metadata.ts';
+import { chatfoldMetadata, toolResultText } from '../projection/chatfold-metadata.ts';
 
 /** A recently used file and, when known, its latest full content (SUM-8). */
 export interface RecentFile {
@@ -37,7 +37,10 @@ export function recentFiles(
 ): RecentFile[] {
   if (limit <= 0) return [];
   /** Non-error results whose call is not reached yet: the latest per call id. */
-  const pending = new Map<string, { at: number; messageId: string; part: ToolResultPart }>();
+  const pending = new Map<
+    string,
+    { at: number; messageId: string; part: ToolResultPart; isMasked: boolean }
+  >();
   const best = new Map<string, { at: number; file: RecentFile }>();
   const settled = (): boolean => {
     if (best.size < limit) return false;
@@ -53,7 +56,13 @@ export function recentFiles(
       const part = message.parts[p] as Message['parts'][number];
       if (part.type === 'tool-result') {
         if (part.isError !== true && !pending.has(part.callId))
-          pending.set(part.callId, { at: position(m, p), messageId: message.id, part });
+          pending.set(part.callId, {
+            at: position(m, p),
+            messageId: message.id,
+            part,
+            // A masked output is a placeholder, not the file.
+            isMasked: chatfoldMetadata(message)?.transform === 'masked',
+          });
         continue;
       }
       if (part.type !== 'tool-call') continue;
@@ -68,11 +77,18 @@ export function recentFiles(
       if (result !== undefined && isRead && !isPartial) {
         event = {
           at: result.at,
-          file: { path, messageId: result.messageId, content: toolResultText(result.part) },
+          file: {
+            path,
+            messageId: result.messageId,
+            ...(result.isMasked ? {} : { content: toolResultText(result.part) }),
+          },
         };
       } else {
         const content = CONTENT_KEYS.map((key) => args[key]).find((v): v is string => typeof v === 'string');
-        const isFullWrite = WRITE_TOOL.test(part.name) || args.command === 'create';
+        // A call whose inputs `mask` shrank holds a marker, not the file: only the path is known.
+        const isFullWrite =
+          (WRITE_TOOL.test(part.name) || args.command === 'create') &&
+          chatfoldMetadata(message)?.transform !== 'masked';
         event = {
           at: position(m, p),
           file: { path, messageId: message.id, ...(isFullWrite && content !== undefined ? { content } : {}) },
