@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message } from '../messages/types.ts';
+import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import {
   hasSearch,
@@ -375,5 +376,40 @@ describe('regenerate a summary from the originals (WEB-4)', () => {
     expect(await chatfold.store.snapshots('r')).toHaveLength(2);
     const resumed = await createChatfold({ window: 40_000, store: chatfold.store }).session('r');
     expect((await resumed.prepare()).messages).toEqual(messages);
+  });
+});
+
+describe('a stored history with another turn interleaved (issue 24)', () => {
+  it('is repaired for sending, with an event; the store keeps what was written', async () => {
+    const chatfold = createChatfold({ window: 40_000 });
+    const session = await chatfold.session('interleaved');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    await session.append([
+      { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'read a.ts' }] },
+      {
+        id: 'a1',
+        role: 'assistant',
+        parts: [{ type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' }],
+      },
+      // A second turn written by another server before the first one's result:
+      { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'and b.ts?' }] },
+      {
+        id: 'r1',
+        role: 'tool',
+        parts: [
+          { type: 'tool-result', callId: 'c1', content: [{ type: 'text', text: 'export const a = 1;' }] },
+        ],
+      },
+    ]);
+    const { messages } = await session.prepare({ provider: 'openai' });
+    expect(validate(messages, { provider: 'openai' })).toEqual([]);
+    expect(events.find((event) => event.type === 'history-repaired')).toMatchObject({ moved: 1 });
+    expect((await chatfold.store.messages('interleaved')).map((row) => row.message.id)).toEqual([
+      'u1',
+      'a1',
+      'u2',
+      'r1',
+    ]);
   });
 });

@@ -140,6 +140,7 @@ describe('session events', () => {
       | 'background-discarded'
       | 'window-learned'
       | 'usage-under-reported'
+      | 'history-repaired'
       | 'store-error'
       | 'listener-error'
     >();

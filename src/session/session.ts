@@ -2,6 +2,8 @@ import { measureContext } from '../compaction/measure-context.ts';
 import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
+import { repairToolRounds } from '../messages/repair-tool-rounds.ts';
+import { isArray } from '../messages/snapshot.ts';
 import type { JsonValue, Message, MessageInput, ToolDefinition } from '../messages/types.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type CompactionDecision, decide } from '../policy/decide.ts';
@@ -114,7 +116,10 @@ export class ChatfoldSession implements Session {
 
   append(input: MessageInput | readonly MessageInput[]): Promise<readonly Message[]> {
     return this.#queue.run(async () => {
-      const inputs: readonly MessageInput[] = Array.isArray(input) ? input : [input as MessageInput];
+      // A revoked proxy throws on Array.isArray: `isArray` reads it once and says no.
+      const inputs: readonly MessageInput[] = isArray(input)
+        ? (input as readonly MessageInput[])
+        : [input as MessageInput];
       const messages = normalizeMessages(withSessionIds(inputs), { now: this.#config.now });
       const rows = await this.#config.store.append(
         this.id,
@@ -389,7 +394,18 @@ export class ChatfoldSession implements Session {
       report = reportOf(outcome.plan);
     }
     this.#backgroundJobs.request(report.tokensAfter, decision.budget.messages);
-    const messages = [...this.#projection.messages];
+    // Never send a broken history (issue 24 §5): a tool round another turn left unfinished is
+    // held back and a result away from its call is moved to it; a well-formed one is unchanged.
+    const repair = repairToolRounds(this.#projection.messages);
+    if (repair.messages !== this.#projection.messages) {
+      this.#emit({
+        type: 'history-repaired',
+        moved: repair.moved,
+        heldBack: repair.heldBack,
+        dropped: repair.dropped,
+      });
+    }
+    const messages = [...repair.messages];
     const cachedPrefixTokens = sharedPrefixTokens(this.#previousPrompt, messages, this.#counter);
     this.#previousPrompt = messages;
     this.#previousTools = tools;

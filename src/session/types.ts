@@ -177,6 +177,17 @@ export type SessionEvent =
    * locally. Emitted once per session, for the first such report.
    */
   | ({ readonly type: 'usage-under-reported' } & UnderReport)
+  /**
+   * The stored history had a broken tool round (turns interleaved by two writers): the prompt
+   * was repaired for sending — results moved to their call, another turn's unfinished round
+   * held back, stray results left out. The store is unchanged.
+   */
+  | {
+      readonly type: 'history-repaired';
+      readonly moved: number;
+      readonly heldBack: number;
+      readonly dropped: number;
+    }
   /** A background write failed (learned window, session state); the call itself went on. */
   | { readonly type: 'store-error'; readonly operation: string; readonly error: unknown }
   /** This session passed the early threshold and queued a background compaction. */
