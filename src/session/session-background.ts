@@ -3,13 +3,40 @@ import { reportOf } from '../compaction/plan-compaction.ts';
 import type { CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import type { Message } from '../messages/types.ts';
+import { contentHash } from '../messages/content-hash.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
+import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
+import type { FactLedger } from '../projection/types.ts';
 import { hasSettings } from '../stores/types.ts';
+import { summaryRecordOf } from '../strategies/summarize.ts';
+import { formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { type PendingPlan, pendingPlanJson, pendingPlanKey, readPendingPlan } from './pending-plan.ts';
 import type { SessionConfig } from './session.ts';
 import type { SessionProjection } from './session-projection.ts';
 import type { SessionEvent } from './types.ts';
+
+/** Where the text of a summary written without a model follows a re-based model summary. */
+const LATER_HEADING = '## Later messages (condensed without a model while this summary was being written)';
+
+/** Both ledgers: the model summary's facts first, then the current summary's (newest last), each once. */
+function mergeLedgers(earlier: FactLedger, later: FactLedger): FactLedger {
+  const lists = {} as Record<keyof Omit<FactLedger, 'leftOut'>, string[]>;
+  for (const key of [
+    'filesRead',
+    'filesModified',
+    'commands',
+    'urls',
+    'identifiers',
+    'numbers',
+    'errors',
+  ] as const) {
+    const latest = new Set(later[key]);
+    lists[key] = [...earlier[key].filter((item) => !latest.has(item)), ...later[key]];
+  }
+  const leftOut = [...new Set([...(earlier.leftOut ?? []), ...(later.leftOut ?? [])])];
+  return leftOut.length === 0 ? lists : { ...lists, leftOut };
+}
 
 /** How often (in messages) a session asks again while no plan has come back. */
 const REQUEST_AGAIN_AFTER_MESSAGES = 20;
@@ -73,6 +100,16 @@ export class SessionBackground {
 
   /** The stored plan, if it still applies to this projection (same base snapshot, a prefix). */
   async pending(): Promise<PendingPlan | undefined> {
+    const pending = await this.#stored();
+    if (pending === undefined || pending.baseSnapshotId !== this.#base()) return undefined;
+    const { input } = pending.plan;
+    const messages = this.#projection.messages;
+    if (messages.length < input.count || messages[input.count - 1]?.id !== input.lastId) return undefined;
+    return pending;
+  }
+
+  /** The stored plan, whatever it was planned on; a plan this version cannot read is dropped. */
+  async #stored(): Promise<PendingPlan | undefined> {
     const store = this.#config.store;
     if (!hasSettings(store)) return undefined;
     let pending: PendingPlan | undefined;
@@ -86,11 +123,112 @@ export class SessionBackground {
       this.#background('background-clear', store.setSetting(pendingPlanKey(this.#sessionId), null));
       return undefined;
     }
-    if (pending === undefined || pending.baseSnapshotId !== this.#base()) return undefined;
-    const { input } = pending.plan;
-    const messages = this.#projection.messages;
-    if (messages.length < input.count || messages[input.count - 1]?.id !== input.lastId) return undefined;
     return pending;
+  }
+
+  /**
+   * A model summary that came back after the session had to compact without one (turns much
+   * faster than the summarizer: the prompt outgrew the budget first, and the deterministic fit
+   * wrote a newer snapshot). Its summary still holds: it covers a prefix of what the current
+   * summary covers. Re-based onto this projection, it takes the place of the current summary's
+   * text, the current one's text following for the later messages, with both ledgers and the
+   * current carried files. Undefined when there is no such plan or the current summary is
+   * already a model's.
+   */
+  async #rebased(
+    counter: TokenCounter,
+  ): Promise<{ pending: PendingPlan; plan: CompactionPlan; messages: Message[] } | undefined> {
+    const pending = await this.#stored();
+    const arrived = pending?.plan.summary;
+    if (pending === undefined || arrived === undefined || arrived.source !== 'llm') return undefined;
+    if (pending.baseSnapshotId === this.#base()) return undefined;
+    const before = this.#projection.messages;
+    const index = before.findIndex((message) => summaryRecordOf(message) !== undefined);
+    const current = index < 0 ? undefined : summaryRecordOf(before[index] as Message);
+    if (current === undefined || current.source === 'llm') return undefined;
+    // The plan's summary must cover a prefix of what the current one covers (both run from the
+    // first summarized message; coverage only grows), so nothing the current one holds is lost.
+    if (arrived.covers.firstId !== current.covers.firstId || arrived.covers.count > current.covers.count)
+      return undefined;
+    const old = before[index] as Message;
+    const oldText = old.parts[0]?.type === 'text' ? old.parts[0].text : '';
+    const frame = formatSummaryMessage({
+      text: current.text,
+      ledger: current.ledger,
+      messagesSummarized: current.covers.count,
+    });
+    // The carried files follow the summary's frame; kept as they are.
+    const carried = oldText.startsWith(frame) ? oldText.slice(frame.length) : '';
+    const text = `${arrived.text.trim()}\n\n${LATER_HEADING}\n${current.text.trim()}`;
+    const ledger = mergeLedgers(arrived.ledger, current.ledger);
+    const id = `cf_summary_${contentHash(`${current.covers.firstId}..${current.covers.lastId}:${current.covers.count}:${text}`)}`;
+    const summary = {
+      text,
+      ledger,
+      covers: current.covers,
+      source: 'llm' as const,
+      ...(arrived.model === undefined ? {} : { model: arrived.model }),
+      messageId: id,
+    };
+    const { messageId: _, ...record } = summary;
+    const replacement: Message = {
+      ...old,
+      id,
+      parts: [
+        {
+          type: 'text',
+          text: formatSummaryMessage({ text, ledger, messagesSummarized: current.covers.count }) + carried,
+        },
+      ],
+      metadata: {
+        ...old.metadata,
+        chatfold: { ...chatfoldMetadata(old), ...(record as unknown as Record<string, JsonValue>) },
+      },
+    };
+    const messages = [...before.slice(0, index), replacement, ...before.slice(index + 1)];
+    const tokensBefore = counter.count(before).total;
+    const tokensAfter = counter.count(messages).total;
+    const next = before[index + 1];
+    const plan: CompactionPlan = {
+      ...pending.plan,
+      input: {
+        count: before.length,
+        ...(before[0] === undefined ? {} : { firstId: before[0].id }),
+        ...(before.at(-1) === undefined ? {} : { lastId: (before.at(-1) as Message).id }),
+      },
+      dropped: [old.id],
+      replaced: [],
+      inserted: [{ beforeId: next?.id ?? null, message: replacement }],
+      summary,
+      mode: 'auto',
+      reason: `applied the background summary prepared at ${pending.createdAt} over the summary written without a model since (the session had moved on)`,
+      tokensBefore,
+      tokensAfter,
+      messagesBefore: before.length,
+      messagesAfter: messages.length,
+    };
+    return { pending, plan, messages };
+  }
+
+  /**
+   * Before a fit without a model (the prompt is over the budget and no plan applies): a model
+   * summary that came back after the last such fit is swapped in first, in memory, so the fit
+   * carries it forward as the earlier summary (and its snapshot stores it) instead of losing
+   * it. Whether it did.
+   */
+  async rebase(counter: TokenCounter): Promise<boolean> {
+    const rebased = await this.#rebased(counter);
+    if (rebased === undefined) return false;
+    this.#projection.replace(rebased.messages);
+    this.#clear();
+    this.#emit({ type: 'background-applied', report: reportOf(rebased.plan) });
+    return true;
+  }
+
+  #clear(): void {
+    const store = this.#config.store;
+    if (hasSettings(store))
+      this.#background('background-clear', store.setSetting(pendingPlanKey(this.#sessionId), null));
   }
 
   /** Stores a plan a worker computed for the projection that started from snapshot `base`. */
@@ -139,9 +277,7 @@ export class SessionBackground {
       return undefined;
     }
     this.#requested = undefined;
-    const store = this.#config.store;
-    if (hasSettings(store))
-      this.#background('background-clear', store.setSetting(pendingPlanKey(this.#sessionId), null));
+    this.#clear();
     const report: CompactionReport = reportOf(plan);
     if (written.snapshot !== undefined) {
       this.#emit({

@@ -376,6 +376,8 @@ export class ChatfoldSession implements Session {
         runs = false;
       } else {
         summarizerAllowed = false;
+        // A model summary that came back too late for the last fit is carried into this one.
+        await this.#backgroundJobs.rebase(this.#counter);
       }
     }
     if (!runs) {
