@@ -247,6 +247,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
             ...(summarizeOptions.instructions === undefined
               ? {}
               : { instructions: summarizeOptions.instructions }),
+            ...(summarizeOptions.retention === undefined ? {} : { retention: summarizeOptions.retention }),
           });
           if (!ended) {
             emit({
@@ -277,6 +278,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
         mode: 'manual',
         dryRun: true,
         ...(previewOptions.instructions === undefined ? {} : { instructions: previewOptions.instructions }),
+        ...(previewOptions.retention === undefined ? {} : { retention: previewOptions.retention }),
       });
       const status = await session.status();
       return summaryPreviewOf(plan, status.messagesInHistory, status.policy.floor.tokens);

@@ -312,12 +312,16 @@ export interface SummarizeOptions {
   readonly instructions?: string;
   /** `'originals'`: write the summary again from the stored original messages (WEB-4 regenerate). */
   readonly from?: 'projection' | 'originals';
+  /** Keep the newest tokens/messages verbatim for this summary only (a custom retention). */
+  readonly retention?: { readonly tokens?: number; readonly messages?: number };
   readonly signal?: AbortSignal;
 }
 
 /** Options of `agent.previewSummary()`. */
 export interface PreviewOptions {
   readonly instructions?: string;
+  /** The custom retention the summary would use (see `SummarizeOptions.retention`). */
+  readonly retention?: { readonly tokens?: number; readonly messages?: number };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { CompactionRun } from '../compaction/plan-compaction.ts';
 import type { CompactionEvent, CompactionHooks, CompactionMode } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
+import type { ContextPolicy } from '../policy/context-policy.ts';
 import type { StrategySpec } from '../strategies/registry.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { isSummarizerAvailable, type SessionCompactionState } from './compaction-state.ts';
@@ -22,6 +23,8 @@ export interface CompactionRequest {
   readonly strategy?: StrategySpec;
   /** No hooks and no events (a preview). */
   readonly quiet?: boolean;
+  /** This run's policy when it differs from the session's (a custom retention for one manual compaction). */
+  readonly policy?: ContextPolicy;
 }
 
 /**
@@ -50,7 +53,7 @@ export function runOptions(
   const summarizer = isBackingOff ? undefined : configured;
   return {
     counter: session.counter,
-    policy: config.policy,
+    policy: request.policy ?? config.policy,
     ...(request.provider === undefined ? {} : { provider: request.provider }),
     ...(request.tools === undefined ? {} : { tools: request.tools }),
     ...(summarizer === undefined ? {} : { summarizer }),

@@ -26,13 +26,14 @@ function mergeLedgers(earlier: FactLedger, later: FactLedger): FactLedger {
     'filesRead',
     'filesModified',
     'commands',
+    'pathsMentioned',
     'urls',
     'identifiers',
     'numbers',
     'errors',
   ] as const) {
     const latest = new Set(later[key]);
-    lists[key] = [...earlier[key].filter((item) => !latest.has(item)), ...later[key]];
+    lists[key] = [...(earlier[key] ?? []).filter((item) => !latest.has(item)), ...(later[key] ?? [])];
   }
   const leftOut = [...new Set([...(earlier.leftOut ?? []), ...(later.leftOut ?? [])])];
   return leftOut.length === 0 ? lists : { ...lists, leftOut };

@@ -1,6 +1,7 @@
 import { measureContext } from '../compaction/measure-context.ts';
 import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
+import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
 import { repairToolRounds } from '../messages/repair-tool-rounds.ts';
 import { isArray } from '../messages/snapshot.ts';
@@ -178,6 +179,9 @@ export class ChatfoldSession implements Session {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         // WEB-4 "Regenerate summary": one new summary of the stored originals, not of the old summary.
         ...(fromOriginals ? { strategy: ['summarize'] } : {}),
+        ...(options.retention === undefined
+          ? {}
+          : { policy: withRetention(this.#config.policy, options.retention) }),
       };
       if (fromOriginals) await this.#projection.loadOriginals();
       let outcome: CompactOutcome | undefined;
@@ -303,7 +307,7 @@ export class ChatfoldSession implements Session {
             tools: request.tools,
             tokens,
           }),
-          this.#config.policy,
+          request.policy ?? this.#config.policy,
           request.mode,
         ),
       ...(request.tools === undefined ? {} : { tools: request.tools }),
@@ -501,4 +505,33 @@ async function warmCounts(counter: CalibratedCounter, messages: readonly Message
       sliceStart = performance.now();
     }
   }
+}
+
+/**
+ * The session's policy with a retention chosen for one manual compaction (FR-2.2.2): the
+ * newest tokens/messages given are kept, everything older is summarized.
+ */
+function withRetention(
+  policy: ContextPolicy,
+  retention: { readonly tokens?: number; readonly messages?: number },
+): ContextPolicy {
+  for (const [key, value] of Object.entries(retention)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new ChatfoldError(
+        'E_INVALID_OPTIONS',
+        `compact: retention.${key}: expected a whole number of ${key} ≥ 0, received ${String(value)}`,
+        { option: `retention.${key}` },
+      );
+    }
+  }
+  return {
+    ...policy,
+    name: `${policy.name} (custom retention)`,
+    retention: {
+      ...(retention.tokens === undefined ? {} : { tokens: retention.tokens }),
+      ...(retention.messages === undefined ? {} : { messages: retention.messages }),
+    },
+    protect: { ...policy.protect, recentMessages: 0 },
+    manual: { scope: 'retention' },
+  };
 }

@@ -93,6 +93,11 @@ export interface SessionCompactOptions {
    * `'projection'`: compact what is sent now.
    */
   readonly from?: 'projection' | 'originals';
+  /**
+   * Keep this many of the newest tokens and/or messages verbatim for this compaction only,
+   * instead of the policy's manual scope (FR-2.2.2: a custom retention chosen before summarizing).
+   */
+  readonly retention?: { readonly tokens?: number; readonly messages?: number };
   readonly signal?: AbortSignal;
 }
 

@@ -281,6 +281,8 @@ export interface SessionPatch {
 /** Body of summarize, regenerate and the preview: an optional instruction for the summarizer. */
 export interface SummarizeRequest {
   readonly instructions?: string;
+  /** Keep the newest this-many tokens verbatim for this summary only (a custom retention). */
+  readonly retentionTokens?: number;
 }
 
 /** `GET /api/sessions/:id/history` query (numbers as the URL carries them). */

@@ -141,4 +141,20 @@ describe('compactions API (WEB-4..6)', () => {
       }
     }
   });
+
+  it('a custom retention chosen in the dialog keeps the newest tokens for this summary only (FR-2.2.2)', async () => {
+    const id = await sessionWithTurns(6);
+    const preview = async (body: object) =>
+      json<CompactionPreview>(await web.request(`/api/sessions/${id}/compactions/preview`, { body }));
+    const all = await preview({});
+    const keepSome = await preview({ retentionTokens: 700 });
+    // By default everything is summarized (FR-2.2.1); keeping ~700 tokens leaves the newest turns out of it.
+    expect(keepSome.messagesToSummarize).toBeLessThan(all.messagesToSummarize);
+    expect(keepSome.messagesToSummarize).toBeGreaterThan(0);
+    const result = endOf(await web.stream(`/api/sessions/${id}/compactions`, { retentionTokens: 700 }));
+    expect(result.messagesSummarized).toBe(keepSome.messagesToSummarize);
+    const bad = await web.request(`/api/sessions/${id}/compactions/preview`, { body: { retentionTokens: -5 } });
+    expect(bad.status).toBe(400);
+  });
 });
+

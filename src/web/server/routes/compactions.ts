@@ -18,11 +18,17 @@ export const summarizeBody = z.strictObject({
     .trim()
     .max(MAX_INSTRUCTIONS_CHARS, `instructions have at most ${MAX_INSTRUCTIONS_CHARS} characters`)
     .optional(),
+  // FR-2.2.2: a custom retention chosen in the dialog, for this summary only.
+  retentionTokens: z.number().int().min(0).max(10_000_000).optional(),
 });
 
-/** Omits empty instructions (a blank textarea). */
-const instructionsOf = (body: z.infer<typeof summarizeBody>): { instructions?: string } =>
-  body.instructions === undefined || body.instructions === '' ? {} : { instructions: body.instructions };
+/** Omits empty instructions (a blank textarea); a custom retention when one was chosen. */
+const instructionsOf = (
+  body: z.infer<typeof summarizeBody>,
+): { instructions?: string; retention?: { tokens: number } } => ({
+  ...(body.instructions === undefined || body.instructions === '' ? {} : { instructions: body.instructions }),
+  ...(body.retentionTokens === undefined ? {} : { retention: { tokens: body.retentionTokens } }),
+});
 
 /**
  * Compactions of a session (WEB-4, WEB-5, WEB-6):

@@ -69,6 +69,9 @@ export function CompactionDialog({
 }: CompactionDialogProps) {
   const [phase, setPhase] = useState<Phase>(mode === 'summarize' ? { step: 'loading' } : { step: 'confirm' });
   const [instructions, setInstructions] = useState('');
+  // FR-2.2.2: keep the newest N tokens verbatim this time (empty: the policy's "all messages").
+  const [retention, setRetention] = useState('');
+  const retentionTokens = /^\d+$/.test(retention.trim()) ? Number(retention.trim()) : undefined;
   const running = useRef<AbortController | undefined>(undefined);
   const title = mode === 'summarize' ? 'Summarize conversation history' : 'Regenerate summary';
 
@@ -77,7 +80,7 @@ export function CompactionDialog({
     const controller = new AbortController();
     call('POST /api/sessions/:id/compactions/preview', {
       id: sessionId,
-      body: {},
+      body: retentionTokens === undefined ? {} : { retentionTokens },
       signal: controller.signal,
     }).then(
       (preview) => setPhase({ step: 'confirm', preview }),
@@ -86,7 +89,7 @@ export function CompactionDialog({
       },
     );
     return () => controller.abort();
-  }, [sessionId, mode]);
+  }, [sessionId, mode, retentionTokens]);
 
   // Closing the page mid-summary closes the stream, which stops the request too.
   useEffect(() => () => running.current?.abort(), []);
@@ -104,7 +107,10 @@ export function CompactionDialog({
       mode === 'summarize'
         ? 'POST /api/sessions/:id/compactions'
         : 'POST /api/sessions/:id/compactions/regenerate';
-    const body = instructions.trim() === '' ? {} : { instructions: instructions.trim() };
+    const body = {
+      ...(instructions.trim() === '' ? {} : { instructions: instructions.trim() }),
+      ...(mode === 'summarize' && retentionTokens !== undefined ? { retentionTokens } : {}),
+    };
     try {
       for await (const event of streamRoute(route, sessionId, body, controller.signal)) {
         if (event.type === 'compaction-progress') {
@@ -146,7 +152,7 @@ export function CompactionDialog({
       });
       if (result.compacted) onChanged();
     }
-  }, [sessionId, mode, instructions, tokensNow, onChanged, onGauge]);
+  }, [sessionId, mode, instructions, retentionTokens, tokensNow, onChanged, onGauge]);
 
   /** Cancel while running: the server stops the summary request; the stream then ends. */
   const cancel = (): void => {
@@ -183,6 +189,20 @@ export function CompactionDialog({
               {summarized === undefined ? '' : ` (${plural(summarized, 'message')} summarized now)`}, not from
               the current summary. It replaces the current one; no message is deleted.
             </p>
+          )}
+          {mode === 'summarize' && (
+            <label class="field">
+              <span>Keep the newest tokens verbatim (optional; empty summarizes all messages)</span>
+              <input
+                type="number"
+                min={0}
+                step={100}
+                inputMode="numeric"
+                placeholder="e.g. 1000"
+                value={retention}
+                onInput={(event) => setRetention((event.target as HTMLInputElement).value)}
+              />
+            </label>
           )}
           <label class="field">
             <span>Custom instruction (optional)</span>
