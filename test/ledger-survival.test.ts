@@ -102,7 +102,11 @@ interface Survival {
   compactions: number;
   paths: [number, number];
   commands: [number, number];
-  /** Paths named in tool output (measured, not required: the ledger lists paths of tool calls). */
+  /**
+   * Paths named in tool output (a search's matches, a status listing). The ledger lists them
+   * too, but an output masked or clipped by an earlier compaction that did not summarize it
+   * has lost them before any summary reads it: required only where summaries do most of the work.
+   */
   outputPaths: [number, number];
   missing: { paths: string[]; commands: string[] };
 }
@@ -174,7 +178,11 @@ describe('the ledger keeps whole commands and every path (independent extractor)
         expect(share(survival.paths)).toBeGreaterThanOrEqual(0.98);
         expect(share(survival.commands)).toBe(1);
         // The replay compacts the long sessions at both windows (the check is not vacuous).
-        if (/(5122611a9569|63464d01a85d)\.jsonl$/.test(file)) expect(survival.compactions).toBeGreaterThan(2);
+        if (/(5122611a9569|63464d01a85d)\.jsonl$/.test(file)) {
+          expect(survival.compactions).toBeGreaterThan(2);
+          // Without the ledger's list of paths in tool output: 54-57 % at 32k; with it 84-96 %.
+          if (window === 32_000) expect(share(survival.outputPaths)).toBeGreaterThanOrEqual(0.8);
+        }
         if (file.startsWith('swe-agent')) expect(survival.compactions).toBeGreaterThan(0);
       });
     }

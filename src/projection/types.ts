@@ -17,6 +17,8 @@ export interface FactLedger {
   /** Numbers with their unit or context, e.g. `5432 port`, `12 tests`. */
   readonly numbers: readonly string[];
   readonly errors: readonly string[];
+  /** Paths named in tool output (a search's matches, a status listing); absent in older records. */
+  readonly pathsMentioned?: readonly string[];
   /** Kinds whose list reached its bound: older facts of that kind were left out (the newest are listed). */
   readonly leftOut?: readonly FactKind[];
 }

@@ -22,9 +22,9 @@ function reference(messages: readonly Message[], previous: FactLedger, caps: typ
       order.delete(item);
       order.set(item, true);
     };
-    for (const item of previous[key]) add(item);
+    for (const item of previous[key] ?? []) add(item);
     for (const message of messages)
-      for (const item of extractLedger([message], EMPTY_LEDGER, UNCAPPED)[key]) add(item);
+      for (const item of extractLedger([message], EMPTY_LEDGER, UNCAPPED)[key] ?? []) add(item);
     const all = [...order.keys()];
     return [key, all.slice(Math.max(0, all.length - caps[key]))] as const;
   });
@@ -35,8 +35,8 @@ function reference(messages: readonly Message[], previous: FactLedger, caps: typ
     return (
       new Set(
         [
-          ...previous[key],
-          ...messages.flatMap((m) => extractLedger([m], EMPTY_LEDGER, UNCAPPED)[key]),
+          ...(previous[key] ?? []),
+          ...messages.flatMap((m) => extractLedger([m], EMPTY_LEDGER, UNCAPPED)[key] ?? []),
         ].filter((i) => i !== ''),
       ).size > caps[key]
     );

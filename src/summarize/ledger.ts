@@ -12,6 +12,7 @@ export const DEFAULT_LEDGER_CAPS: Readonly<Record<FactKind, number>> = {
   filesRead: 400,
   filesModified: 400,
   commands: 200,
+  pathsMentioned: 150,
   urls: 20,
   identifiers: 30,
   numbers: 20,
@@ -24,6 +25,7 @@ export function emptyFactLists(): Record<FactKind, string[]> {
     filesRead: [],
     filesModified: [],
     commands: [],
+    pathsMentioned: [],
     urls: [],
     identifiers: [],
     numbers: [],
@@ -51,6 +53,11 @@ const MODIFYING_TOOL = /write|edit|create|replace|patch|insert|delete|remove|mov
 const SHELL_TOOL = /bash|shell|exec|run|terminal|command|powershell/i;
 const READ_COMMAND = new Set(['view', 'read']);
 
+/**
+ * A file path in tool output: directories then a name with an extension (`lib/a/b.ex`,
+ * `./src/x.ts`, `/abs/p.py`), not part of a URL or of a longer word.
+ */
+const OUTPUT_PATH = /(?<![\w.:/-])(?:\.{1,2}\/|\/)?(?:[\w.-]+\/)+[\w.-]*\w\.[A-Za-z][\w]{0,7}(?![\w/])/g;
 const URL = /https?:\/\/[^\s"'`<>)\]}]+/g;
 const COMMIT = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 const ISSUE = /(?<![\w/])#\d{1,6}\b/g;
@@ -91,17 +98,19 @@ const LEDGER_KEYS = [
   'filesRead',
   'filesModified',
   'commands',
+  'pathsMentioned',
   'urls',
   'identifiers',
   'numbers',
   'errors',
 ] as const satisfies readonly FactKind[];
 /** Facts are found in groups that share a scan: tool-call arguments, then one group per regex family. */
-type FactGroup = 'calls' | 'urls' | 'identifiers' | 'numbers' | 'errors';
+type FactGroup = 'calls' | 'outputPaths' | 'urls' | 'identifiers' | 'numbers' | 'errors';
 const GROUP_OF: Readonly<Record<FactKind, FactGroup>> = {
   filesRead: 'calls',
   filesModified: 'calls',
   commands: 'calls',
+  pathsMentioned: 'outputPaths',
   urls: 'urls',
   identifiers: 'identifiers',
   numbers: 'numbers',
@@ -174,6 +183,17 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
           }
         },
       );
+      return;
+    }
+    case 'outputPaths': {
+      const paths = list('pathsMentioned');
+      for (const part of message.parts) {
+        if (part.type !== 'tool-result') continue;
+        for (const inner of part.content) {
+          if (inner.type !== 'text') continue;
+          for (const match of scanWindow(inner.text).matchAll(OUTPUT_PATH)) paths.push(match[0]);
+        }
+      }
       return;
     }
     case 'urls': {
@@ -286,7 +306,8 @@ export function extractLedger(
     for (const key of open) take(key, messageFacts(message, key, factsByMessage, cache));
     open = open.filter(isOpen);
   }
-  for (const key of open) take(key, previous[key]);
+  // Records written before a kind existed lack its list.
+  for (const key of open) take(key, previous[key] ?? []);
   // Oldest first, as the ledger lists facts.
   for (const key of LEDGER_KEYS) newestFirst[key].reverse();
   return leftOut.size === 0

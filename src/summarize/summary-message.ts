@@ -8,6 +8,7 @@ const FOOTER = '\n[end of chatfold summary]';
 const SECTIONS: readonly [FactKind, string][] = [
   ['filesModified', 'Files modified'],
   ['filesRead', 'Files read'],
+  ['pathsMentioned', 'Paths seen in tool output'],
   ['commands', 'Commands run'],
   ['errors', 'Errors seen'],
   ['urls', 'URLs'],
@@ -33,7 +34,7 @@ function fenceFor(item: string): string {
 export function formatLedger(ledger: FactLedger): string {
   const blocks: string[] = [];
   for (const [key, title] of SECTIONS) {
-    const items = ledger[key];
+    const items = ledger[key] ?? [];
     if (items.length === 0) continue;
     const lines = items.map((item) => {
       if (!item.includes('\n')) return `- ${item}`;
