@@ -1,6 +1,5 @@
 import { assertMessages } from '../messages/check-messages.ts';
 import type { Message } from '../messages/types.ts';
-import { applyCompactionPlan } from './apply-plan.ts';
 import { compactionCache } from './compaction-cache.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
 import { planWithOptions } from './plan-compaction.ts';
@@ -37,6 +36,11 @@ export async function compact(
   const cache = compactionCache(options);
   // MSG-4: malformed input is a typed error naming `compact` and the path, before any work.
   const checked = assertMessages(messages, 'compact', { cache });
-  const { plan } = await planWithOptions(checked, { ...parseCompactOptions(options, 'compact'), cache });
-  return { messages: plan.compacted ? applyCompactionPlan(messages, plan) : messages, plan };
+  const { plan, messages: projection } = await planWithOptions(checked, {
+    ...parseCompactOptions(options, 'compact'),
+    cache,
+  });
+  // The pipeline's own projection is the plan applied (property-tested); a plan this call made
+  // needs none of the checks `applyCompactionPlan` gives plans that come from outside.
+  return { messages: plan.compacted ? projection : messages, plan };
 }

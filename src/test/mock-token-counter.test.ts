@@ -58,7 +58,7 @@ describe('createMockTokenCounter (TOK-1)', () => {
     const messages = agentRun();
     const { plan } = await compact(messages, { counter, window: 8000, responseReserve: 1000 });
     expect(counter.calls.countExact).toHaveLength(1);
-    expect(counter.calls.countExact[0]?.[0]).toBe(messages);
+    expect(counter.calls.countExact[0]?.[0]).toEqual(messages); // the checked copy of the input (read once)
     expect(plan.tokensBefore).toBe(9_999);
     const exact = await counter.countExact?.(messages);
     expect(exact).toMatchObject({
