@@ -187,11 +187,13 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
       // The ledger rides along whole (every path and command) and protected messages inside the
       // span stay (the latest user turn of a long agent run): their tokens are reserved too, so no
       // later stage drops kept messages, and the facts in them, to make room for them. A later
-      // start puts more in the span, so this settles in a few passes.
+      // start puts more in the span, so this settles in a few passes. The ledger is reserved once,
+      // for everything after the head: an upper bound of any span's (its lists only grow with the
+      // span, and are bounded), so only the protected messages are counted again per pass.
+      const ledgerTokens =
+        context.scope === 'all' ? 0 : ledgerTokensOf(messages, headEnd, messages.length, context);
       for (let pass = 0, reserved = 0; pass < 4 && context.scope !== 'all'; pass++) {
-        const spanTokens =
-          ledgerTokensOf(messages, headEnd, tailStart, context) +
-          protectedSpanTokens(messages, units, headEnd, tailStart, context);
+        const spanTokens = ledgerTokens + protectedSpanTokens(messages, units, headEnd, tailStart, context);
         if (spanTokens <= reserved) break;
         reserved = spanTokens;
         tailStart = retentionStartFor(messages, units, headEnd, options, context, reserved);

@@ -210,6 +210,9 @@ export function createTokenCounter({
       encodeMessage(checked),
     );
     byObject.set(message, tokens);
+    // The checked copy is what the engine works on from here (compaction, the next count):
+    // known by identity too, so it is not hashed again.
+    if (checked !== message) byObject.set(checked, tokens);
     return tokens;
   };
   // Recounting a list that extends the last one counted reads only the new messages (TOK-6).
