@@ -1,6 +1,6 @@
 import { measureContext } from '../compaction/measure-context.ts';
 import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
-import type { CompactionMode, CompactionPlan, CompactionReport } from '../compaction/types.ts';
+import type { CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
 import { repairToolRounds } from '../messages/repair-tool-rounds.ts';

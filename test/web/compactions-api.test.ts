@@ -153,8 +153,9 @@ describe('compactions API (WEB-4..6)', () => {
     expect(keepSome.messagesToSummarize).toBeGreaterThan(0);
     const result = endOf(await web.stream(`/api/sessions/${id}/compactions`, { retentionTokens: 700 }));
     expect(result.messagesSummarized).toBe(keepSome.messagesToSummarize);
-    const bad = await web.request(`/api/sessions/${id}/compactions/preview`, { body: { retentionTokens: -5 } });
+    const bad = await web.request(`/api/sessions/${id}/compactions/preview`, {
+      body: { retentionTokens: -5 },
+    });
     expect(bad.status).toBe(400);
   });
 });
-
