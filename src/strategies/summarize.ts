@@ -198,7 +198,7 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         reserved = spanTokens;
         tailStart = retentionStartFor(messages, units, headEnd, options, context, reserved);
       }
-      const result = await summarizeOnce(messages, headEnd, tailStart, options, context);
+      const result = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
       return result ?? none;
     },
   };
@@ -339,6 +339,7 @@ const SUMMARY_SHARE_OF_SPAN = 0.5;
 
 async function summarizeOnce(
   messages: readonly Message[],
+  units: readonly MessageUnit[],
   headEnd: number,
   tailStart: number,
   options: SummarizeStrategyOptions,
@@ -351,8 +352,9 @@ async function summarizeOnce(
   let previousFiles: readonly SummaryFile[] = [];
   // A protected message keeps its whole tool group: a call never loses its result (MSG-3).
   const keptInSpan = new Set<string>();
-  for (const unit of groupUnits(span)) {
-    const group = span.slice(unit.start, unit.end);
+  for (const unit of units) {
+    if (unit.start < headEnd || unit.start >= tailStart) continue;
+    const group = messages.slice(unit.start, unit.end);
     if (
       group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)
     ) {

@@ -20,7 +20,8 @@ export function groupUnits(messages: readonly Message[]): MessageUnit[] {
     const message = messages[index] as Message;
     const start = index;
     index++;
-    if (message.role === 'assistant') {
+    if (message.role === 'assistant' && message.parts.some((part) => part.type === 'tool-call')) {
+      // A set only for messages that call tools (most assistant messages do not).
       const pending = new Set<string>();
       for (const part of message.parts) if (part.type === 'tool-call') pending.add(part.id);
       while (pending.size > 0 && index < messages.length) {
