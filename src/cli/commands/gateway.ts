@@ -13,8 +13,8 @@ import { createGatewayMetrics } from '../../gateway/gateway-metrics.ts';
 import { DEFAULT_GATEWAY_PORT, startGateway } from '../../gateway/start-gateway.ts';
 import { upstreamSummarizer } from '../../gateway/upstream-summarizer.ts';
 import { type PolicySpec, resolvePolicy } from '../../policy/presets.ts';
-import { HTTP_LIMITS } from '../../web/server/connection-limits.ts';
 import { logQueueEvent } from '../background-sessions.ts';
+import { connectionLimitsFrom, withConnectionLimitFlags } from '../connection-limit-options.ts';
 import { openCompactionQueue } from '../open-queue.ts';
 import { openStore } from '../open-store.ts';
 import { parsePositiveInteger, print } from '../options.ts';
@@ -89,8 +89,7 @@ function configFrom(options: GatewayCliOptions): GatewayConfig {
  * SIGTERM, then lets requests in flight finish.
  */
 export function registerGateway(program: Command): void {
-  program
-    .command('gateway')
+  withConnectionLimitFlags(program.command('gateway'))
     .description('context management for any OpenAI or Anthropic client: point its base URL here')
     .option('--upstream <url>', 'base URL of the model server, e.g. http://127.0.0.1:11434/v1 (Ollama)')
     .addOption(
@@ -133,26 +132,6 @@ export function registerGateway(program: Command): void {
       'offer the model the chatfold_recall tool and answer it from the full history (requests that do not stream)',
     )
     .option('--max-body-bytes <n>', 'largest request body accepted', parsePositiveInteger)
-    .option(
-      '--headers-timeout <ms>',
-      `close a connection that has not sent its request headers within this time (default ${HTTP_LIMITS.headersTimeoutMs})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--request-timeout <ms>',
-      `close a connection whose whole request has not arrived within this time (default ${HTTP_LIMITS.requestTimeoutMs})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--max-connections <n>',
-      `open connections at most (default ${HTTP_LIMITS.maxConnections})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--max-connections-per-address <n>',
-      `open connections from one client address at most (default ${HTTP_LIMITS.maxConnectionsPerAddress})`,
-      parsePositiveInteger,
-    )
     .action(async (options: GatewayCliOptions) => {
       const config = configFrom(options);
       if (config.upstream === undefined) {
@@ -191,14 +170,7 @@ export function registerGateway(program: Command): void {
                   auth,
                 }),
               }),
-          limits: Object.fromEntries(
-            Object.entries({
-              headersTimeoutMs: options.headersTimeout,
-              requestTimeoutMs: options.requestTimeout,
-              maxConnections: options.maxConnections,
-              maxConnectionsPerAddress: options.maxConnectionsPerAddress,
-            }).filter(([, value]) => value !== undefined),
-          ),
+          limits: connectionLimitsFrom(options),
           onEvent: log,
         });
         if (background) {

@@ -9,11 +9,11 @@ import { workspaceTools } from '../../agent/workspace/workspace-tools.ts';
 import { runCompactionWorker } from '../../background/run-worker.ts';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { startFakeProvider } from '../../fake-provider/server.ts';
-import { HTTP_LIMITS } from '../../web/server/connection-limits.ts';
 import { createRedactor, secretsFromEnvironment } from '../../web/server/redact.ts';
 import { startWebServer } from '../../web/server/start-web-server.ts';
 import { findClientDir } from '../../web/server/static-client.ts';
 import { backgroundSessions, logQueueEvent } from '../background-sessions.ts';
+import { connectionLimitsFrom, withConnectionLimitFlags } from '../connection-limit-options.ts';
 import { openCompactionQueue } from '../open-queue.ts';
 import { openStore } from '../open-store.ts';
 import { parsePositiveInteger, print } from '../options.ts';
@@ -156,8 +156,7 @@ export async function agentDefinition(
  * `--agent` (or `--model`, or the fake provider for a keyless try). Runs until Ctrl-C.
  */
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
+  withConnectionLimitFlags(program.command('serve'))
     .description('run the web chat app (gauge, summaries, full history) until Ctrl-C')
     .option('--port <port>', 'port to listen on; 0 picks a free one', parsePort, 8080)
     .option('--host <host>', 'interface to listen on; anything but loopback needs --token', '127.0.0.1')
@@ -184,26 +183,6 @@ export function registerServe(program: Command): void {
       parsePositiveInteger,
     )
     .option(
-      '--headers-timeout <ms>',
-      `close a connection that has not sent its request headers within this time (default ${HTTP_LIMITS.headersTimeoutMs})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--request-timeout <ms>',
-      `close a connection whose whole request has not arrived within this time (default ${HTTP_LIMITS.requestTimeoutMs})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--max-connections <n>',
-      `open connections at most; idle ones are closed first to make room (default ${HTTP_LIMITS.maxConnections})`,
-      parsePositiveInteger,
-    )
-    .option(
-      '--max-connections-per-address <n>',
-      `open connections from one client address at most (default ${HTTP_LIMITS.maxConnectionsPerAddress}; raise it behind a reverse proxy)`,
-      parsePositiveInteger,
-    )
-    .option(
       '--no-workers',
       'write no background summaries in this process (run chatfold worker against the same postgres:// store)',
     )
@@ -227,12 +206,7 @@ export function registerServe(program: Command): void {
         const server = await startWebServer({
           host: options.host,
           port: options.port,
-          limits: definedOnly({
-            headersTimeoutMs: options.headersTimeout,
-            requestTimeoutMs: options.requestTimeout,
-            maxConnections: options.maxConnections,
-            maxConnectionsPerAddress: options.maxConnectionsPerAddress,
-          }),
+          limits: connectionLimitsFrom(options),
           store,
           agent,
           createAgent,
