@@ -152,4 +152,13 @@ describe('compaction events', () => {
       },
     });
   });
+
+  it('protect takes exactly the keys the options check accepts', () => {
+    expectTypeOf<keyof NonNullable<CompactOptions['protect']>>().toEqualTypeOf<
+      'keepRecent' | 'pinnedIds' | 'exemptTools'
+    >();
+    // The goal is the policy's `protect.firstUserMessage`; `compact()` refuses `protect.keepFirstUser`.
+    // @ts-expect-error not a compact() option
+    void compact(messages, { model: 'gpt-4o', protect: { keepFirstUser: false } });
+  });
 });

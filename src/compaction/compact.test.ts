@@ -7,6 +7,7 @@ import { buildConversation } from '../test/build-conversation.ts';
 import { createMockSummarizer } from '../test/mock-summarizer.ts';
 import { createMockTokenCounter } from '../test/mock-token-counter.ts';
 import { compact } from './compact.ts';
+import { protectSettingsKeys } from './options.ts';
 import type { CompactionEvent } from './types.ts';
 
 const counter = createMockTokenCounter();
@@ -166,6 +167,14 @@ describe('compact (RT-1)', () => {
     await expect(compact(agentRun(1), { ...options, target: 2 })).rejects.toMatchObject({
       code: 'E_INVALID_OPTIONS',
     });
+    // The protect keys the type offers are exactly the ones accepted (the goal is a policy field).
+    for (const key of protectSettingsKeys) {
+      const value = key === 'keepRecent' ? 2 : [];
+      await expect(compact(agentRun(1), { ...options, protect: { [key]: value } })).resolves.toBeDefined();
+    }
+    await expect(
+      compact(agentRun(1), { ...options, protect: { keepFirstUser: false } as never }),
+    ).rejects.toMatchObject({ code: 'E_INVALID_OPTIONS', message: expect.stringContaining('keepFirstUser') });
     // An unknown strategy fails when given, not only once a compaction is due.
     await expect(compact(agentRun(1), { ...options, strategy: 'nope' })).rejects.toMatchObject({
       code: 'E_UNKNOWN_STRATEGY',

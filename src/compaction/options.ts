@@ -49,6 +49,12 @@ export interface PolicyShorthands {
   readonly safetyMargin?: number;
 }
 
+/** The protect options a caller may give: exactly the keys the options schema accepts. */
+export type ProtectSettings = Pick<ProtectOptions, (typeof protectSettingsKeys)[number]>;
+
+/** The keys of {@link ProtectSettings}; the schema below is built from them, so the two cannot drift. */
+export const protectSettingsKeys = ['keepRecent', 'pinnedIds', 'exemptTools'] as const;
+
 /** How a conversation is compacted: everything but the per-call inputs. */
 export interface CompactionSettings extends ModelOptions, PolicyShorthands {
   /**
@@ -67,7 +73,11 @@ export interface CompactionSettings extends ModelOptions, PolicyShorthands {
   /** Per-strategy options (e.g. `{ mask: { keepRecent: 5 } }`). */
   readonly strategyOptions?: StrategyOptions;
   readonly registry?: StrategyRegistry;
-  readonly protect?: ProtectOptions;
+  /**
+   * What compaction never touches beyond the policy's `protect` (`keepRecent` replaces
+   * `policy.protect.recentMessages`; the goal is `policy.protect.firstUserMessage`).
+   */
+  readonly protect?: ProtectSettings;
   /** LLM summarizer; without one the `extractive` summarizer is used (SUM-4). */
   readonly summarizer?: Summarizer;
   /** Extra instructions for the summarizer (SUM-3). */
@@ -102,7 +112,10 @@ const strategySpec = z.union([
   z.array(z.union([z.string().min(1), strategyObject])),
 ]);
 
-/** The keys of {@link CompactionSettings}, checked once where they are given. */
+/**
+ * The keys of {@link CompactionSettings}, checked once where they are given. `satisfies` ties
+ * the schema to the interface: a key in one and not the other does not compile.
+ */
 export const compactionSettingsShape = {
   model: z.string().min(1).optional(),
   window: positiveInt.optional(),
@@ -124,7 +137,7 @@ export const compactionSettingsShape = {
       keepRecent: nonNegativeInt.optional(),
       pinnedIds: z.array(z.string()).optional(),
       exemptTools: z.array(z.string()).optional(),
-    })
+    } satisfies Record<(typeof protectSettingsKeys)[number], z.ZodType>)
     .strict()
     .optional(),
   summarizer: fn<Summarizer>('a summarizer').optional(),
@@ -137,7 +150,7 @@ export const compactionSettingsShape = {
     .strict()
     .optional(),
   onEvent: fn('an event listener').optional(),
-} as const;
+} as const satisfies Record<keyof CompactionSettings, z.ZodType>;
 
 const compactOptionsSchema = z
   .object({
@@ -147,7 +160,7 @@ const compactOptionsSchema = z
     signal: z
       .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
       .optional(),
-  })
+  } satisfies Record<keyof CompactOptions, z.ZodType>)
   .strict();
 
 /**

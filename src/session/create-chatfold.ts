@@ -39,7 +39,8 @@ const chatfoldOptionsSchema = z
       })
       .strict()
       .optional(),
-  })
+    // Tied to the interface: a key in one and not the other does not compile.
+  } satisfies Record<keyof ChatfoldOptions, z.ZodType>)
   .strict();
 
 /**
