@@ -17,9 +17,8 @@ import type { GatewayOptions } from './create-gateway.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
-import type { UpstreamAnswer } from './openai-recall.ts';
 import { recallToolDefinition } from './recall-tool.ts';
-import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
+import { answerForwarded, readJsonBody } from './route-support.ts';
 import {
   passedResponseHeaders,
   sendUpstream,
@@ -135,64 +134,33 @@ export async function anthropicMessages(
   } catch (error) {
     return forwardErrorResponse(runtime, 'anthropic', model, error);
   }
-  const { response, conversation, prepared } = forwarded;
-  const headers = passedResponseHeaders(response.headers);
-  for (const [name, value] of Object.entries(runtime.headers(conversation, prepared)))
-    headers.set(name, value);
-  const report = (status: number) =>
-    runtime.emit(requestEvent({ format: 'anthropic', route, model, stream, status, forwarded, started }));
-  if (stream && response.body !== null) {
-    const collector = collectAnthropicStream();
-    report(response.status);
-    return new Response(
-      streamThrough(
-        response.body,
-        (event) => collector.push(event.data),
-        async () => {
-          const reply = collector.result();
-          await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
-        },
-        runtime,
-        conversation.sessionId,
-      ),
-      { status: response.status, headers },
-    );
-  }
-  let answer: UpstreamAnswer = {
-    status: response.status,
-    headers: response.headers,
-    text: await response.text(),
-  };
-  if (recall) {
-    const { system: _system, messages: _messages, ...rest } = sent;
-    try {
-      answer = await resolveAnthropicRecall({
-        runtime,
-        conversation,
-        projection: prepared.messages,
-        body: rest,
-        first: answer,
-        incoming: context.get('incoming'),
-        signal: context.req.raw.signal,
-      });
-    } catch (error) {
-      return forwardErrorResponse(runtime, 'anthropic', model, error);
-    }
-  }
-  const text = answer.text;
-  let reply: AnthropicReply = {};
-  try {
-    reply = anthropicReplyFromMessage(JSON.parse(text));
-  } catch {
-    // Not JSON: passed on as it came; nothing to store.
-  }
-  try {
-    await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
-  } catch {
-    runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
-  }
-  report(answer.status);
-  return new Response(text, { status: answer.status, headers });
+  const { system: _system, messages: _messages, ...withoutHistory } = sent;
+  return answerForwarded({
+    runtime,
+    format: 'anthropic',
+    route,
+    model,
+    stream,
+    started,
+    forwarded,
+    reader: {
+      collect: collectAnthropicStream,
+      parse: anthropicReplyFromMessage,
+      toMessage: (reply) => neutralReply(runtime, reply),
+    },
+    recall: recall
+      ? (first) =>
+          resolveAnthropicRecall({
+            runtime,
+            conversation: forwarded.conversation,
+            projection: forwarded.prepared.messages,
+            body: withoutHistory,
+            first,
+            incoming: context.get('incoming'),
+            signal: context.req.raw.signal,
+          })
+      : undefined,
+  });
 }
 
 /**

@@ -6,7 +6,7 @@
  * own tools loses the recall blocks.
  */
 import { toAnthropic } from '../messages/anthropic.ts';
-import { MAX_RECALL_ROUNDS, type RecallRounds, type UpstreamAnswer } from './openai-recall.ts';
+import { type RecallRounds, runRecallRounds, type UpstreamAnswer } from './openai-recall.ts';
 import { answerRecall, RECALL_TOOL_NAME, recallToolDefinition } from './recall-tool.ts';
 
 type Json = Record<string, unknown>;
@@ -43,47 +43,42 @@ function withoutRecall(answer: UpstreamAnswer): UpstreamAnswer {
 }
 
 /**
- * Answers recall tool uses until the model answers without them (at most `MAX_RECALL_ROUNDS`).
+ * Answers Messages recall tool uses until the model answers without them.
  *
  * @returns The answer for the client.
  */
-export async function resolveAnthropicRecall({
-  runtime,
-  conversation,
-  projection,
-  body,
-  first,
-  incoming,
-  signal,
-}: RecallRounds): Promise<UpstreamAnswer> {
-  let answer = first;
-  const exchange: Json[] = [];
-  for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
-    const read = readContent(answer.text);
-    const uses = read?.content.filter(isToolUse) ?? [];
-    if (read === undefined || uses.length === 0 || !uses.every(isRecall)) break;
-    const results = await Promise.all(
-      uses.map(async (use) => ({
-        type: 'tool_result',
-        tool_use_id: use.id,
-        content: await answerRecall(conversation.session, use.input ?? {}),
-      })),
-    );
-    runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: uses.length });
-    exchange.push({ role: 'assistant', content: read.content }, { role: 'user', content: results });
-    const { system, messages } = toAnthropic(projection, { cache: conversation.cache });
-    const response = await runtime.send({
-      format: 'anthropic',
-      path: '/messages',
-      body: JSON.stringify({
+export function resolveAnthropicRecall(options: RecallRounds): Promise<UpstreamAnswer> {
+  const { conversation, projection, body } = options;
+  return runRecallRounds(options, {
+    format: 'anthropic',
+    path: '/messages',
+    async round(text) {
+      const read = readContent(text);
+      const uses = read?.content.filter(isToolUse) ?? [];
+      if (read === undefined || uses.length === 0 || !uses.every(isRecall)) return undefined;
+      const results = await Promise.all(
+        uses.map(async (use) => ({
+          type: 'tool_result',
+          tool_use_id: use.id,
+          content: await answerRecall(conversation.session, use.input ?? {}),
+        })),
+      );
+      return {
+        calls: uses.length,
+        turns: [
+          { role: 'assistant', content: read.content },
+          { role: 'user', content: results },
+        ],
+      };
+    },
+    body(exchange) {
+      const { system, messages } = toAnthropic(projection, { cache: conversation.cache });
+      return JSON.stringify({
         ...body,
         ...(system === undefined ? {} : { system }),
         messages: [...messages, ...exchange],
-      }),
-      incoming,
-      ...(signal === undefined ? {} : { signal }),
-    });
-    answer = { status: response.status, headers: response.headers, text: await response.text() };
-  }
-  return withoutRecall(answer);
+      });
+    },
+    finish: withoutRecall,
+  });
 }

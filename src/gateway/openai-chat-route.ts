@@ -12,11 +12,10 @@ import type { Message, ToolDefinition } from '../messages/types.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
-import { resolveRecall, type UpstreamAnswer } from './openai-recall.ts';
+import { resolveRecall } from './openai-recall.ts';
 import { collectOpenAIStream, type OpenAIReply, openAIReplyFromCompletion } from './openai-reply.ts';
 import { openAIRecallTool, recallToolDefinition } from './recall-tool.ts';
-import { readJsonBody, requestEvent, streamThrough } from './route-support.ts';
-import { passedResponseHeaders } from './upstream.ts';
+import { answerForwarded, readJsonBody } from './route-support.ts';
 import { wireError } from './wire-errors.ts';
 
 type Json = Record<string, unknown>;
@@ -106,61 +105,30 @@ export async function openAIChatCompletions(
   } catch (error) {
     return forwardErrorResponse(runtime, 'openai', model, error);
   }
-  const { response, conversation, prepared } = forwarded;
-  const headers = passedResponseHeaders(response.headers);
-  for (const [name, value] of Object.entries(runtime.headers(conversation, prepared)))
-    headers.set(name, value);
-  const report = (status: number) =>
-    runtime.emit(requestEvent({ format: 'openai', route, model, stream, status, forwarded, started }));
-  if (stream && response.body !== null) {
-    const collector = collectOpenAIStream();
-    report(response.status);
-    return new Response(
-      streamThrough(
-        response.body,
-        (event) => collector.push(event.data),
-        async () => {
-          const reply = collector.result();
-          await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
-        },
-        runtime,
-        conversation.sessionId,
-      ),
-      { status: response.status, headers },
-    );
-  }
-  let answer: UpstreamAnswer = {
-    status: response.status,
-    headers: response.headers,
-    text: await response.text(),
-  };
-  if (recall) {
-    try {
-      answer = await resolveRecall({
-        runtime,
-        conversation,
-        projection: prepared.messages,
-        body: sent,
-        first: answer,
-        incoming: context.get('incoming'),
-        signal: context.req.raw.signal,
-      });
-    } catch (error) {
-      return forwardErrorResponse(runtime, 'openai', model, error);
-    }
-  }
-  const text = answer.text;
-  let reply: OpenAIReply = {};
-  try {
-    reply = openAIReplyFromCompletion(JSON.parse(text));
-  } catch {
-    // Not JSON: passed on as it came; nothing to store.
-  }
-  try {
-    await runtime.recordReply(conversation, neutralReply(runtime, reply), reply);
-  } catch {
-    runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
-  }
-  report(answer.status);
-  return new Response(text, { status: answer.status, headers });
+  return answerForwarded({
+    runtime,
+    format: 'openai',
+    route,
+    model,
+    stream,
+    started,
+    forwarded,
+    reader: {
+      collect: collectOpenAIStream,
+      parse: openAIReplyFromCompletion,
+      toMessage: (reply) => neutralReply(runtime, reply),
+    },
+    recall: recall
+      ? (first) =>
+          resolveRecall({
+            runtime,
+            conversation: forwarded.conversation,
+            projection: forwarded.prepared.messages,
+            body: sent,
+            first,
+            incoming: context.get('incoming'),
+            signal: context.req.raw.signal,
+          })
+      : undefined,
+  });
 }

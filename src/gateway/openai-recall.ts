@@ -70,47 +70,81 @@ export interface RecallRounds {
   readonly signal?: AbortSignal;
 }
 
+/** How one wire format reads an answer's recall calls and sends their results back. */
+export interface RecallDialect {
+  readonly format: 'openai' | 'anthropic';
+  readonly path: string;
+  /**
+   * The next round's turns (the model's call and the results) and how many calls they answer;
+   * undefined when the answer has no recall call or also calls the client's tools.
+   */
+  readonly round: (
+    text: string,
+  ) => Promise<{ readonly calls: number; readonly turns: readonly Json[] } | undefined>;
+  /** The request body carrying the projection and the rounds so far. */
+  readonly body: (exchange: readonly Json[]) => string;
+  /** The answer the client gets: without the recall calls it does not know. */
+  readonly finish: (answer: UpstreamAnswer) => UpstreamAnswer;
+}
+
 /**
- * Answers recall calls until the model answers without them (at most {@link MAX_RECALL_ROUNDS}).
+ * Answers recall calls until the model answers without them (at most {@link MAX_RECALL_ROUNDS}),
+ * in either wire format.
  *
- * @param options The runtime, the conversation, the projection sent, the request body (with
- *   the recall tool) and the first answer.
  * @returns The answer for the client.
  */
-export async function resolveRecall({
-  runtime,
-  conversation,
-  projection,
-  body,
-  first,
-  incoming,
-  signal,
-}: RecallRounds): Promise<UpstreamAnswer> {
+export async function runRecallRounds(
+  { runtime, conversation, first, incoming, signal }: RecallRounds,
+  dialect: RecallDialect,
+): Promise<UpstreamAnswer> {
   let answer = first;
   const exchange: Json[] = [];
   for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
-    const read = firstMessage(answer.text);
-    if (read === undefined || read.calls.length === 0 || !read.calls.every(isRecall)) break;
-    const results = await Promise.all(
-      read.calls.map(async (call) => ({
-        role: 'tool',
-        tool_call_id: call.id,
-        content: await answerRecall(conversation.session, call.function?.arguments ?? '{}'),
-      })),
-    );
-    runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: read.calls.length });
-    exchange.push(read.message, ...results);
+    const next = await dialect.round(answer.text);
+    if (next === undefined) break;
+    runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: next.calls });
+    exchange.push(...next.turns);
     const response = await runtime.send({
-      format: 'openai',
-      path: '/chat/completions',
-      body: JSON.stringify({
-        ...body,
-        messages: [...toOpenAI(projection, { cache: conversation.cache }), ...exchange],
-      }),
+      format: dialect.format,
+      path: dialect.path,
+      body: dialect.body(exchange),
       incoming,
       ...(signal === undefined ? {} : { signal }),
     });
     answer = { status: response.status, headers: response.headers, text: await response.text() };
   }
-  return withoutRecallCalls(answer);
+  return dialect.finish(answer);
+}
+
+/**
+ * Answers Chat Completions recall calls until the model answers without them.
+ *
+ * @param options The runtime, the conversation, the projection sent, the request body (with
+ *   the recall tool) and the first answer.
+ * @returns The answer for the client.
+ */
+export function resolveRecall(options: RecallRounds): Promise<UpstreamAnswer> {
+  const { conversation, projection, body } = options;
+  return runRecallRounds(options, {
+    format: 'openai',
+    path: '/chat/completions',
+    async round(text) {
+      const read = firstMessage(text);
+      if (read === undefined || read.calls.length === 0 || !read.calls.every(isRecall)) return undefined;
+      const results = await Promise.all(
+        read.calls.map(async (call) => ({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: await answerRecall(conversation.session, call.function?.arguments ?? '{}'),
+        })),
+      );
+      return { calls: read.calls.length, turns: [read.message, ...results] };
+    },
+    body: (exchange) =>
+      JSON.stringify({
+        ...body,
+        messages: [...toOpenAI(projection, { cache: conversation.cache }), ...exchange],
+      }),
+    finish: withoutRecallCalls,
+  });
 }

@@ -1,12 +1,15 @@
 /**
  * Pieces the gateway's routes share (issue 21): reading a JSON body, passing a stream through
- * while watching its events, and the per-request event.
+ * while watching its events, the per-request event, and answering the client once forwarded.
  */
 import type { Context } from 'hono';
+import type { Message } from '../messages/types.ts';
+import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayEvent } from './gateway-events.ts';
 import { type Forwarded, type GatewayRuntime, isCompacted } from './gateway-runtime.ts';
+import type { UpstreamAnswer } from './openai-recall.ts';
 import { createSseReader, type SseEvent } from './sse-reader.ts';
-import type { UpstreamFormat } from './upstream.ts';
+import { passedResponseHeaders, type UpstreamFormat } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
 
 /** The request body as JSON, or the error response to send. */
@@ -93,4 +96,99 @@ export function requestEvent({
     gatewayMs: Math.round(forwarded.gatewayMs * 100) / 100,
     durationMs: Math.round((performance.now() - started) * 100) / 100,
   };
+}
+
+/** The upstream's reply in one wire format: its usage and, when there is one, the message. */
+export interface WireReply {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+}
+
+/** How one wire format reads its upstream's reply: the only difference between the chat routes once forwarded. */
+export interface ReplyReader<R extends WireReply> {
+  /** Collects a streamed reply from its SSE events' data. */
+  readonly collect: () => { push(data: string): void; result(): R };
+  /** The reply of a whole (JSON) answer; throws when it is not one. */
+  readonly parse: (json: unknown) => R;
+  /** The reply as a neutral message to store, or undefined when there is none or it does not convert. */
+  readonly toMessage: (reply: R) => Message | undefined;
+}
+
+/**
+ * Answers the client once a request was forwarded: the upstream's answer byte for byte with
+ * the gateway's headers (a stream passed through, the reply stored when it ends), a whole
+ * answer first through `recall` when given, its reply stored, the `request` event emitted.
+ */
+export async function answerForwarded<R extends WireReply>({
+  runtime,
+  format,
+  route,
+  model,
+  stream,
+  started,
+  forwarded,
+  reader,
+  recall,
+}: {
+  readonly runtime: GatewayRuntime;
+  readonly format: UpstreamFormat;
+  readonly route: string | undefined;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly started: number;
+  readonly forwarded: Forwarded;
+  readonly reader: ReplyReader<R>;
+  /** Answers the gateway's recall tool calls between upstream calls (whole answers only). */
+  readonly recall?: ((first: UpstreamAnswer) => Promise<UpstreamAnswer>) | undefined;
+}): Promise<Response> {
+  const { response, conversation, prepared } = forwarded;
+  const headers = passedResponseHeaders(response.headers);
+  for (const [name, value] of Object.entries(runtime.headers(conversation, prepared)))
+    headers.set(name, value);
+  const report = (status: number) =>
+    runtime.emit(requestEvent({ format, route, model, stream, status, forwarded, started }));
+  const record = (reply: R | WireReply, message: Message | undefined) =>
+    runtime.recordReply(conversation, message, reply);
+  if (stream && response.body !== null) {
+    const collector = reader.collect();
+    report(response.status);
+    return new Response(
+      streamThrough(
+        response.body,
+        (event) => collector.push(event.data),
+        async () => {
+          const reply = collector.result();
+          await record(reply, reader.toMessage(reply));
+        },
+        runtime,
+        conversation.sessionId,
+      ),
+      { status: response.status, headers },
+    );
+  }
+  let answer: UpstreamAnswer = {
+    status: response.status,
+    headers: response.headers,
+    text: await response.text(),
+  };
+  if (recall !== undefined) {
+    try {
+      answer = await recall(answer);
+    } catch (error) {
+      return forwardErrorResponse(runtime, format, model, error);
+    }
+  }
+  let reply: R | undefined;
+  try {
+    reply = reader.parse(JSON.parse(answer.text));
+  } catch {
+    // Not JSON: passed on as it came; nothing to store.
+  }
+  try {
+    await record(reply ?? {}, reply === undefined ? undefined : reader.toMessage(reply));
+  } catch {
+    runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
+  }
+  report(answer.status);
+  return new Response(answer.text, { status: answer.status, headers });
 }
