@@ -4,16 +4,14 @@
  * lets requests in flight (streams too) finish.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { ChatfoldError } from '../errors/chatfold-error.ts';
 import {
   type ConnectionCounts,
   type HttpLimits,
   httpServerOptions,
   limitConnections,
 } from '../web/server/connection-limits.ts';
-import { checkBind } from '../web/server/start-web-server.ts';
+import { checkBind, whenListening } from '../web/server/start-web-server.ts';
 import { createGateway, type Gateway, type GatewayOptions } from './create-gateway.ts';
 
 /** Default port of `chatfold gateway`. */
@@ -46,8 +44,6 @@ export interface GatewayServer {
   close(options?: { readonly drainMs?: number }): Promise<void>;
 }
 
-const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
-
 /**
  * Starts a gateway.
  *
@@ -70,23 +66,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     serverOptions: httpServerOptions(limits),
   }) as Server;
   const connections = limitConnections(server, limits);
-  const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new ChatfoldError(
-          'E_INVALID_OPTIONS',
-          `cannot listen on ${host}:${port} (${error.code ?? error.message}); choose another --port, or 0 for a free one`,
-          { host, port },
-          { cause: error },
-        ),
-      ),
-    );
-    server.once('listening', () => resolve(server.address() as AddressInfo));
-  });
+  const listening = await whenListening(server, host, port);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost(host)}:${address.port}`,
-    port: address.port,
+    ...listening,
     gateway,
     connections,
     close: ({ drainMs = DEFAULT_DRAIN_MS } = {}) => {

@@ -39,6 +39,33 @@ export interface WebServer {
 const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 
 /**
+ * Waits until `server` listens (chatfold serve and the gateway). A port that cannot be bound
+ * is `E_INVALID_OPTIONS` naming the address.
+ *
+ * @returns The URL clients use and the port bound (the one the system chose for port 0).
+ */
+export async function whenListening(
+  server: Server,
+  host: string,
+  port: number,
+): Promise<{ readonly url: string; readonly port: number }> {
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new ChatfoldError(
+          'E_INVALID_OPTIONS',
+          `cannot listen on ${host}:${port} (${error.code ?? error.message}); choose another --port, or 0 for a free one`,
+          { host, port },
+          { cause: error },
+        ),
+      ),
+    );
+    server.once('listening', () => resolve(server.address() as AddressInfo));
+  });
+  return { url: `http://${urlHost(host)}:${address.port}`, port: address.port };
+}
+
+/**
  * Checks the bind address and token (WEB-8): loopback needs nothing; any other host refuses
  * to start without a token of at least {@link MIN_TOKEN_LENGTH} characters.
  */
@@ -83,28 +110,15 @@ export async function startWebServer(options: StartWebServerOptions): Promise<We
     serverOptions,
   }) as Server;
   const connections = limitConnections(server, limits);
-  const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new ChatfoldError(
-          'E_INVALID_OPTIONS',
-          `cannot listen on ${host}:${port} (${error.code ?? error.message}); choose another --port, or 0 for a free one`,
-          { host, port },
-          { cause: error },
-        ),
-      ),
-    );
-    server.once('listening', () => resolve(server.address() as AddressInfo));
-  });
-  const origins = new Set([`http://${urlHost(host)}:${address.port}`]);
+  const listening = await whenListening(server, host, port);
+  const origins = new Set([listening.url]);
   if (isLoopbackHost(host)) {
-    for (const alias of ['127.0.0.1', 'localhost', '[::1]']) origins.add(`http://${alias}:${address.port}`);
+    for (const alias of ['127.0.0.1', 'localhost', '[::1]']) origins.add(`http://${alias}:${listening.port}`);
   }
   const { app } = createWebApp({ ...appOptions, allowedOrigins: [...origins] });
   handle = (request, env) => app.fetch(request, env);
   return {
-    url: `http://${urlHost(host)}:${address.port}`,
-    port: address.port,
+    ...listening,
     connections,
     close: () =>
       new Promise<void>((resolve) => {
