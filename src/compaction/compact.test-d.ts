@@ -12,9 +12,11 @@ import {
   DEFAULTS,
   type JsonValue,
   type Message,
+  type PolicySpec,
   planCompaction,
   type Strategy,
   type StrategySpec,
+  type ToolDefinition,
 } from 'chatfold';
 import { describe, expectTypeOf, it } from 'vitest';
 
@@ -160,5 +162,19 @@ describe('compaction events', () => {
     // The goal is the policy's `protect.firstUserMessage`; `compact()` refuses `protect.keepFirstUser`.
     // @ts-expect-error not a compact() option
     void compact(messages, { model: 'gpt-4o', protect: { keepFirstUser: false } });
+  });
+
+  it('the options type is inferred from the schema that checks it: optional, read-only, absent rather than undefined', () => {
+    expectTypeOf<CompactOptions['mode']>().toEqualTypeOf<CompactionMode | undefined>();
+    expectTypeOf<CompactOptions['strategy']>().toEqualTypeOf<StrategySpec | undefined>();
+    expectTypeOf<CompactOptions['policy']>().toEqualTypeOf<PolicySpec | undefined>();
+    expectTypeOf<CompactOptions['tools']>().toEqualTypeOf<readonly ToolDefinition[] | undefined>();
+    expectTypeOf<CompactOptions['window']>().toEqualTypeOf<number | undefined>();
+    const options: CompactOptions = { model: 'gpt-4o' };
+    // @ts-expect-error options are read-only
+    options.model = 'gpt-4o-mini';
+    // @ts-expect-error exactOptionalPropertyTypes: leave a key out instead of passing undefined
+    const withUndefined: CompactOptions = { model: undefined };
+    void withUndefined;
   });
 });

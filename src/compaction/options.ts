@@ -2,166 +2,159 @@ import { z } from 'zod';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Provider, ToolDefinition } from '../messages/types.ts';
-import { fn, parseOptions, withMethods } from '../options/parse-options.ts';
+import {
+  fn,
+  type OptionsOf,
+  optionsObject,
+  parseOptions,
+  typed,
+  withMethods,
+} from '../options/parse-options.ts';
 import { type TriggerGroup, triggerGroupSchema } from '../policy/context-policy.ts';
 import type { PolicySpec } from '../policy/presets.ts';
-import type { ProtectOptions } from '../strategies/protect.ts';
 import {
   createStrategyRegistry,
+  type StrategyName,
   type StrategyOptions,
   type StrategyRegistry,
   type StrategySpec,
 } from '../strategies/registry.ts';
+import type { Strategy } from '../strategies/types.ts';
 import type { Summarizer } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { compactionPolicy } from './compaction-policy.ts';
 import type { CompactionEvent, CompactionHooks, CompactionMode } from './types.ts';
 
-/** The model and counting options shared by `compact()`, sessions and the integrations. */
-export interface ModelOptions {
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const share = z.number().gt(0).lte(1);
+
+/**
+ * The model and counting options shared by `compact()`, sessions and the integrations. Every
+ * options type in this file is inferred from its schema (`OptionsOf`): one definition for what
+ * is accepted at run time and what compiles.
+ */
+const modelOptionsShape = {
   /** Model id resolved through the registry (window, max output, tokenizer, MOD-2). */
-  readonly model?: string;
+  model: z.string().min(1).optional(),
   /** Context window; overrides the model's. */
-  readonly window?: number;
-  readonly maxOutputTokens?: number;
+  window: positiveInt.optional(),
+  maxOutputTokens: nonNegativeInt.optional(),
   /**
    * Token counter; default: the model's tokenizer (TOK-1). A counter with `countExact`
    * (provider count endpoints) is asked for the exact count when the estimate is near a
    * trigger or over the budget.
    */
-  readonly counter?: TokenCounter;
-}
+  counter: withMethods<TokenCounter>('a token counter', ['count', 'countMessage', 'countText']).optional(),
+};
+
+/** The model and counting options shared by `compact()`, sessions and the integrations. */
+export type ModelOptions = OptionsOf<typeof modelOptionsShape>;
 
 /**
  * Shorthands for the most used policy fields; each overrides the policy's field (they exist so
  * `compact(messages, { model, target: 0.4 })` reads naturally). Prefer `policy` for anything more.
  */
-export interface PolicyShorthands {
+const policyShorthandsShape = {
   /** Replaces `policy.triggers` (OR of AND-groups; `fraction` is a share of the window). */
-  readonly triggers?: readonly TriggerGroup[];
+  triggers: typed<readonly TriggerGroup[]>(z.array(triggerGroupSchema)).optional(),
   /** Replaces `policy.floor.tokens`: no automatic compaction below this many prompt tokens. */
-  readonly floor?: number;
+  floor: nonNegativeInt.optional(),
   /** Replaces `policy.target`: compact down to this share of the window. */
-  readonly target?: number;
+  target: share.optional(),
   /** Replaces `policy.responseReserve` (tokens). */
-  readonly responseReserve?: number;
+  responseReserve: nonNegativeInt.optional(),
   /** Replaces `policy.safetyMargin` (share of the window). */
-  readonly safetyMargin?: number;
-}
+  safetyMargin: z.number().gte(0).lt(1).optional(),
+};
 
-/** The protect options a caller may give: exactly the keys the options schema accepts. */
-export type ProtectSettings = Pick<ProtectOptions, (typeof protectSettingsKeys)[number]>;
+/** Shorthands for the most used policy fields (see `CompactionSettings`). */
+export type PolicyShorthands = OptionsOf<typeof policyShorthandsShape>;
 
-/** The keys of {@link ProtectSettings}; the schema below is built from them, so the two cannot drift. */
+/** The keys of {@link ProtectSettings}. */
 export const protectSettingsKeys = ['keepRecent', 'pinnedIds', 'exemptTools'] as const;
 
-/** How a conversation is compacted: everything but the per-call inputs. */
-export interface CompactionSettings extends ModelOptions, PolicyShorthands {
+const protectSettingsShape = {
+  /** Replaces `policy.protect.recentMessages`: the newest N messages are never compacted. */
+  keepRecent: nonNegativeInt.optional(),
+  /** Message ids never compacted. */
+  pinnedIds: typed<readonly string[]>(z.array(z.string())).optional(),
+  /** Tool names whose results are never masked or stubbed. */
+  exemptTools: typed<readonly string[]>(z.array(z.string())).optional(),
+} satisfies Record<(typeof protectSettingsKeys)[number], z.ZodType>;
+
+/** The protect options a caller may give: exactly the keys the options schema accepts. */
+export type ProtectSettings = OptionsOf<typeof protectSettingsShape>;
+
+const hooksShape = {
+  beforeCompact: fn<NonNullable<CompactionHooks['beforeCompact']>>('beforeCompact').optional(),
+  afterCompact: fn<NonNullable<CompactionHooks['afterCompact']>>('afterCompact').optional(),
+};
+
+const strategyObject = withMethods<Strategy>('a strategy', ['apply']);
+const strategyName = typed<StrategyName>(z.string().min(1));
+const strategySpec = typed<StrategySpec>(
+  z.union([strategyName, strategyObject, z.array(z.union([strategyName, strategyObject]))]),
+);
+
+/** The keys of {@link CompactionSettings}, checked once where they are given. */
+export const compactionSettingsShape = {
+  ...modelOptionsShape,
+  ...policyShorthandsShape,
   /**
    * When to compact and what to keep: a preset name (`'default'`, `'chat-app'`,
    * `'agent-summarize'`, `'agent-truncate'`, `'rolling-summary'`, `'local-truncation'`,
    * `'local-importance'`, `'local-summarization'`), a policy object (completed from the
    * default), or `{ preset, overrides }`. Default: the `default` preset. See docs/policies.md.
+   * Checked by the policy's own schema (`checkCompactionSettings`).
    */
-  readonly policy?: PolicySpec;
+  policy: z.custom<PolicySpec>(() => true).optional(),
   /** Tool definitions sent with the request; counted against the budget (TRG-1). */
-  readonly tools?: readonly ToolDefinition[];
+  tools: typed<readonly ToolDefinition[]>(z.array(z.object({ name: z.string().min(1) }).loose())).optional(),
   /** Provider whose structural rules the projection must satisfy (MSG-3, SUM-7). */
-  readonly provider?: Provider;
+  provider: z.enum(['openai', 'anthropic', 'gemini'] satisfies Provider[]).optional(),
   /** Strategy name, object, or list (STR-7). Default `DEFAULTS.strategy` (`'hybrid'`). */
-  readonly strategy?: StrategySpec;
+  strategy: strategySpec.optional(),
   /** Per-strategy options (e.g. `{ mask: { keepRecent: 5 } }`). */
-  readonly strategyOptions?: StrategyOptions;
-  readonly registry?: StrategyRegistry;
+  strategyOptions: typed<StrategyOptions>(z.record(z.string(), z.unknown())).optional(),
+  registry: withMethods<StrategyRegistry>('a strategy registry', ['resolve', 'register', 'names']).optional(),
   /**
    * What compaction never touches beyond the policy's `protect` (`keepRecent` replaces
    * `policy.protect.recentMessages`; the goal is `policy.protect.firstUserMessage`).
    */
-  readonly protect?: ProtectSettings;
+  protect: optionsObject(protectSettingsShape).optional(),
   /** LLM summarizer; without one the `extractive` summarizer is used (SUM-4). */
-  readonly summarizer?: Summarizer;
+  summarizer: fn<Summarizer>('a summarizer').optional(),
   /** Extra instructions for the summarizer (SUM-3). */
-  readonly instructions?: string;
-  readonly hooks?: CompactionHooks;
+  instructions: z.string().optional(),
+  hooks: optionsObject(hooksShape).optional(),
   /** Compaction events (start, progress, end, error, fallback) as they happen. */
-  readonly onEvent?: (event: CompactionEvent) => void;
-}
+  onEvent: fn<(event: CompactionEvent) => void>('an event listener').optional(),
+};
 
-/** Options of `compact()` and `planCompaction()`. Only a model (or a window) is required. */
-export interface CompactOptions extends CompactionSettings {
+/** How a conversation is compacted: everything but the per-call inputs. */
+export type CompactionSettings = OptionsOf<typeof compactionSettingsShape>;
+
+const compactOptionsShape = {
+  ...compactionSettingsShape,
   /**
    * `'auto'` (default) compacts only when the policy's triggers fire or the prompt is over
    * budget; `'manual'` always compacts (the policy's `manual.scope`); `'overflow'` is for a
    * provider overflow error.
    */
-  readonly mode?: CompactionMode;
+  mode: z.enum(['auto', 'manual', 'overflow'] satisfies CompactionMode[]).optional(),
   /** Aborts the compaction and any in-flight summary; the call rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  signal: z
+    .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
+    .optional(),
   /** Memo tables to reuse between calls (`createEngineCache()`); default: the counter's, else fresh per call. */
-  readonly cache?: EngineCache;
-}
+  cache: withMethods<EngineCache>('an engine cache (createEngineCache())', ['table']).optional(),
+};
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
-const share = z.number().gt(0).lte(1);
+/** Options of `compact()` and `planCompaction()`. Only a model (or a window) is required. */
+export type CompactOptions = OptionsOf<typeof compactOptionsShape>;
 
-const strategyObject = withMethods<object>('a strategy', ['apply']);
-const strategySpec = z.union([
-  z.string().min(1),
-  strategyObject,
-  z.array(z.union([z.string().min(1), strategyObject])),
-]);
-
-/**
- * The keys of {@link CompactionSettings}, checked once where they are given. `satisfies` ties
- * the schema to the interface: a key in one and not the other does not compile.
- */
-export const compactionSettingsShape = {
-  model: z.string().min(1).optional(),
-  window: positiveInt.optional(),
-  maxOutputTokens: nonNegativeInt.optional(),
-  counter: withMethods<TokenCounter>('a token counter', ['count', 'countMessage', 'countText']).optional(),
-  policy: z.unknown().optional(),
-  triggers: z.array(triggerGroupSchema).optional(),
-  floor: nonNegativeInt.optional(),
-  target: share.optional(),
-  responseReserve: nonNegativeInt.optional(),
-  safetyMargin: z.number().gte(0).lt(1).optional(),
-  tools: z.array(z.object({ name: z.string().min(1) }).loose()).optional(),
-  provider: z.enum(['openai', 'anthropic', 'gemini']).optional(),
-  strategy: strategySpec.optional(),
-  strategyOptions: z.record(z.string(), z.unknown()).optional(),
-  registry: withMethods<StrategyRegistry>('a strategy registry', ['resolve', 'register', 'names']).optional(),
-  protect: z
-    .object({
-      keepRecent: nonNegativeInt.optional(),
-      pinnedIds: z.array(z.string()).optional(),
-      exemptTools: z.array(z.string()).optional(),
-    } satisfies Record<(typeof protectSettingsKeys)[number], z.ZodType>)
-    .strict()
-    .optional(),
-  summarizer: fn<Summarizer>('a summarizer').optional(),
-  instructions: z.string().optional(),
-  hooks: z
-    .object({
-      beforeCompact: fn('beforeCompact').optional(),
-      afterCompact: fn('afterCompact').optional(),
-    })
-    .strict()
-    .optional(),
-  onEvent: fn('an event listener').optional(),
-} as const satisfies Record<keyof CompactionSettings, z.ZodType>;
-
-const compactOptionsSchema = z
-  .object({
-    ...compactionSettingsShape,
-    mode: z.enum(['auto', 'manual', 'overflow']).optional(),
-    cache: withMethods<EngineCache>('an engine cache (createEngineCache())', ['table']).optional(),
-    signal: z
-      .custom<AbortSignal>((value) => value instanceof AbortSignal, 'expected an AbortSignal')
-      .optional(),
-  } satisfies Record<keyof CompactOptions, z.ZodType>)
-  .strict();
+const compactOptionsSchema = z.strictObject(compactOptionsShape);
 
 /**
  * Checks the semantic rules a schema cannot: triggers' shape and that every strategy name

@@ -17,6 +17,26 @@ export const withMethods = <T>(what: string, methods: readonly string[]) =>
     { message: `expected ${what} (an object with ${methods.join(', ')})` },
   );
 
+/**
+ * A schema whose value is described by a type defined elsewhere (a `ToolDefinition`, a preset
+ * name union): zod checks the shape at run time, the type names what it is.
+ */
+export const typed = <T>(schema: z.ZodType) => schema as unknown as z.ZodType<T>;
+
+/**
+ * The type of an options object from the schemas of its keys: every key optional and
+ * read-only, and absent rather than `undefined` (`exactOptionalPropertyTypes`). Run time still
+ * accepts a key given as `undefined`, as JavaScript callers spread them. Doc comments on the
+ * shape's keys are the options' docs.
+ */
+export type OptionsOf<S extends Record<string, z.ZodType>> = {
+  readonly [K in keyof S]?: Exclude<z.output<S[K]>, undefined>;
+};
+
+/** A strict object schema of options (unknown keys fail) whose value type is {@link OptionsOf} its shape. */
+export const optionsObject = <S extends Record<string, z.ZodType>>(shape: S) =>
+  typed<OptionsOf<S>>(z.strictObject(shape));
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
