@@ -11,8 +11,9 @@ import {
   type ParsedAiSdkMessage,
 } from './ai-sdk-schema.ts';
 import { base64ByteLength, UNKNOWN_FILE_TYPE, UNKNOWN_IMAGE_TYPE } from './attachment-data.ts';
+import type { ConversionFormat } from './incremental-converter.ts';
 import { DEFAULT_MAX_MESSAGE_CHARS, type NormalizeOptions, normalizeConverted } from './normalize.ts';
-import { extraKeys, parseProviderInput } from './provider-input.ts';
+import { extraKeys, parseProviderInput, readProviderInput } from './provider-input.ts';
 import { type OpaqueItem, opaqueMarker, withMarkers } from './provider-metadata.ts';
 import type {
   AttachmentPart,
@@ -343,11 +344,28 @@ const MAX_BASE64_BYTES = Math.floor(((2 ** 29 - 24) * 3) / 4) - 3;
  * const messages = fromAiSdk(result.response.messages);
  */
 export function fromAiSdk(messages: readonly AiSdkMessageInput[], options: NormalizeOptions = {}): Message[] {
-  // Bytes are refused by their length before any base64 (issue 24 §3): a ~400 MiB array would
-  // otherwise be converted first and kill the process. Base64 of n bytes is 4n/3 characters.
-  const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
-  const parsed = parseProviderInput(aiSdkMessagesSchema, messages, AI_SDK_NAMES, {
-    maxBinaryBytes: Math.min(Math.floor((maxChars * 3) / 4), MAX_BASE64_BYTES),
-  });
+  const parsed = parseProviderInput(aiSdkMessagesSchema, messages, AI_SDK_NAMES, binaryLimit(options));
   return normalizeConverted(parsed.map(messageFrom), options);
 }
+
+/**
+ * Bytes are refused by their length before any base64 (issue 24 §3): a ~400 MiB array would
+ * otherwise be converted first and kill the process. Base64 of n bytes is 4n/3 characters.
+ */
+function binaryLimit(options: NormalizeOptions): { maxBinaryBytes: number } {
+  const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+  return { maxBinaryBytes: Math.min(Math.floor((maxChars * 3) / 4), MAX_BASE64_BYTES) };
+}
+
+/**
+ * {@link fromAiSdk} message by message, for `createIncrementalConverter`: a history
+ * resent with new messages converts only those (issue 19 §2). No state crosses messages.
+ */
+export const aiSdkConversion: ConversionFormat<undefined> = {
+  read: (input, options) => readProviderInput(input, AI_SDK_NAMES, binaryLimit(options)),
+  accepts: (messages) => aiSdkMessagesSchema.safeParse(messages).success,
+  start: () => undefined,
+  copy: () => undefined,
+  convert: (message) => messageFrom(message as ParsedAiSdkMessage),
+  convertAll: (read, options) => fromAiSdk(read as readonly AiSdkMessageInput[], options),
+};

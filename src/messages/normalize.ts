@@ -104,15 +104,50 @@ export function normalizeConverted(
   return normalizeItems(messages, options, false);
 }
 
-function normalizeItems(items: readonly unknown[], options: NormalizeOptions, copy: boolean): Message[] {
+/**
+ * Where normalizing a converter's output resumes (issue 19 §2): the state a conversion of the
+ * messages before `offset` left, so the messages after them get the ids, timestamps and error
+ * paths a conversion of the whole list would give them. Updated as messages are normalized.
+ */
+export interface NormalizeProgress {
+  /** Index in the caller's list of the first message normalized (errors name it). */
+  readonly offset: number;
+  /** How many messages with each derived base id came before (the occurrence of the next). */
+  readonly seen: Map<string, number>;
+  /** The timestamp of the message before, which one without a timestamp takes. */
+  stamp: string | undefined;
+  /** The derived base id of each message normalized, `undefined` for one with its own id. */
+  readonly bases: (string | undefined)[];
+}
+
+/**
+ * {@link normalizeConverted} for the messages after `progress.offset` of a converter's output,
+ * continuing from `progress` and updating it: the same messages a conversion of the whole list
+ * gives at those indexes.
+ */
+export function normalizeConvertedFrom(
+  messages: readonly MessageInput[],
+  options: NormalizeOptions,
+  progress: NormalizeProgress,
+): Message[] {
+  return normalizeItems(messages, options, false, progress);
+}
+
+function normalizeItems(
+  items: readonly unknown[],
+  options: NormalizeOptions,
+  copy: boolean,
+  progress: NormalizeProgress = { offset: 0, seen: new Map(), stamp: undefined, bases: [] },
+): Message[] {
   const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   const now = options.now ?? (() => new Date());
-  const seen = new Map<string, number>();
-  let stamp: string | undefined;
+  const { seen, bases, offset } = progress;
+  let stamp = progress.stamp;
   const out: Message[] = [];
-  for (let index = 0; index < items.length; index++) {
+  for (let at = 0; at < items.length; at++) {
+    const index = at + offset;
     const message = (
-      copy ? snapshotMessage(items[index], index, 'normalizeMessages', true) : items[index]
+      copy ? snapshotMessage(items[at], index, 'normalizeMessages', true) : items[at]
     ) as MessageInput;
     assertMessageInput(message, index, 'normalizeMessages', maxChars);
     const where = `messages[${index}]`;
@@ -121,8 +156,9 @@ function normalizeItems(items: readonly unknown[], options: NormalizeOptions, co
       cleanPart(part, `${where}.parts[${partIndex}]`, options),
     );
     let id = message.id;
+    let base: string | undefined;
     if (id === undefined) {
-      const base = deriveMessageId(
+      base = deriveMessageId(
         { role, parts, ...(message.name === undefined ? {} : { name: message.name }) },
         0,
       );
@@ -145,6 +181,8 @@ function normalizeItems(items: readonly unknown[], options: NormalizeOptions, co
     else deepFreeze(normalized);
     markChecked(normalized);
     out.push(normalized);
+    bases.push(base);
+    progress.stamp = stamp;
   }
   return out;
 }

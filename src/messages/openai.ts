@@ -5,6 +5,7 @@
 
 import { base64ByteLength, parseDataUrl, UNKNOWN_FILE_TYPE, UNKNOWN_IMAGE_TYPE } from './attachment-data.ts';
 import { contentHash } from './content-hash.ts';
+import type { ConversionFormat } from './incremental-converter.ts';
 import { checkToolArguments, type NormalizeOptions, normalizeConverted } from './normalize.ts';
 import {
   OPENAI_NAMES,
@@ -12,7 +13,7 @@ import {
   openAIMessagesSchema,
   type ParsedOpenAIMessage,
 } from './openai-schema.ts';
-import { extraKeys, parseProviderInput } from './provider-input.ts';
+import { extraKeys, parseProviderInput, readProviderInput } from './provider-input.ts';
 import { withMarkers } from './provider-metadata.ts';
 import { readOnce } from './snapshot.ts';
 import type { AttachmentPart, Message, MessageInput, Part, TextPart, ToolCallPart } from './types.ts';
@@ -151,7 +152,8 @@ function contentParts(
 const legacyCallId = (index: number, name: string): string =>
   `call_fn_${contentHash(`${index}\u0000${name}`)}`;
 
-interface ReadState {
+/** What a conversion carries from message to message. */
+export interface ReadState {
   /** Tool name of each call id (ids may be reused: the latest call wins, as SWE-agent writes them). */
   readonly names: Map<string, string>;
   /** Legacy `function_call`s not answered yet, oldest first. */
@@ -302,15 +304,24 @@ export function fromOpenAI(
   messages: readonly OpenAIMessage[] | { readonly messages: readonly OpenAIMessage[] },
   options: NormalizeOptions = {},
 ): Message[] {
+  return fromOpenAIList(messagesOf(messages), options);
+}
+
+/** The `messages` array of a request or the array itself, read once. */
+function messagesOf(input: unknown): unknown {
   // Guarded: a revoked proxy throws from Array.isArray itself (issue 24 §2).
-  const list = readOnce(
+  return readOnce(
     () =>
-      !Array.isArray(messages) && typeof messages === 'object' && messages !== null && 'messages' in messages
-        ? messages.messages
-        : messages,
+      !Array.isArray(input) && typeof input === 'object' && input !== null && 'messages' in input
+        ? input.messages
+        : input,
     'messages',
     'fromOpenAI',
   );
+}
+
+/** {@link fromOpenAI} of the `messages` array itself. */
+function fromOpenAIList(list: unknown, options: NormalizeOptions): Message[] {
   const parsed = parseProviderInput(openAIMessagesSchema, list, OPENAI_NAMES);
   const state: ReadState = { names: new Map(), legacy: [] };
   return normalizeConverted(
@@ -318,3 +329,17 @@ export function fromOpenAI(
     options,
   );
 }
+
+/**
+ * {@link fromOpenAI} message by message, for `createIncrementalConverter`: a history resent
+ * with new messages converts only those (issue 19 §2), with the tool names of earlier calls
+ * and the unanswered legacy `function_call`s carried over.
+ */
+export const openAIConversion: ConversionFormat<ReadState> = {
+  read: (input) => readProviderInput(messagesOf(input), OPENAI_NAMES),
+  accepts: (messages) => openAIMessagesSchema.safeParse(messages).success,
+  start: () => ({ names: new Map(), legacy: [] }),
+  copy: (state) => ({ names: new Map(state.names), legacy: [...state.legacy] }),
+  convert: (message, index, state) => messageFromOpenAI(message as ParsedOpenAIMessage, index, state),
+  convertAll: fromOpenAIList,
+};

@@ -48,20 +48,31 @@ export function parseProviderInput<T>(
   names: ProviderInputNames,
   limits: { readonly maxBinaryBytes?: number } = {},
 ): T {
-  // One read of the caller's input (issue 24 §2): a proxy or getter cannot answer the schema
-  // one way and the conversion another. The copy also bounds depth (a 10,000-deep tool input
-  // would overflow the stack inside zod), array lengths and byte arrays before any work (MSG-4).
-  const snapshot = snapshotInput(input, {
-    root: names.root,
-    maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
-    ...(limits.maxBinaryBytes === undefined ? {} : { maxBinaryBytes: limits.maxBinaryBytes }),
-  });
+  const snapshot = readProviderInput(input, names, limits);
   const result = schema.safeParse(snapshot);
   // The snapshot, not zod's copy: the schemas only check (no transforms), and zod's copy would
   // lose own `__proto__` keys that tool arguments may legitimately hold.
   if (result.success) return snapshot as T;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
   throw issueError(issue, [], snapshot, names, result.error.issues.length);
+}
+
+/**
+ * The one read of a caller's provider input that {@link parseProviderInput} checks: a plain
+ * data copy (issue 24 §2: a proxy or getter cannot answer the schema one way and the conversion
+ * another). The copy also bounds depth (a 10,000-deep tool input would overflow the stack
+ * inside zod), array lengths and byte arrays before any work (MSG-4).
+ */
+export function readProviderInput(
+  input: unknown,
+  names: ProviderInputNames,
+  limits: { readonly maxBinaryBytes?: number } = {},
+): unknown {
+  return snapshotInput(input, {
+    root: names.root,
+    maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
+    ...(limits.maxBinaryBytes === undefined ? {} : { maxBinaryBytes: limits.maxBinaryBytes }),
+  });
 }
 
 /** Keys of `value` that are not in `known` and not undefined, as JSON, or undefined when none. */
