@@ -143,21 +143,20 @@ function withRecord(message: Message, parts: readonly Part[], record: ChatfoldMe
  */
 export function createSyntheticMessage({
   role,
-  text,
   key,
   createdAt,
   record,
+  ...content
 }: {
   role: 'user' | 'system';
-  text: string;
   key: string;
   createdAt: string;
   record: ChatfoldMetadata;
-}): Message {
+} & ({ text: string } | { parts: readonly TextPart[] })): Message {
   return {
     id: `cf_${record.transform}_${contentHash(key)}`,
     role,
-    parts: [{ type: 'text', text }],
+    parts: 'parts' in content ? content.parts : [{ type: 'text', text: content.text }],
     createdAt,
     metadata: { chatfold: versioned(record) },
   };

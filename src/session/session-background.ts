@@ -6,6 +6,7 @@ import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
+import { formatIdSpan } from '../projection/id-span.ts';
 import type { FactLedger } from '../projection/types.ts';
 import { hasSettings } from '../stores/types.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
@@ -153,10 +154,12 @@ export class SessionBackground {
       return undefined;
     const old = before[index] as Message;
     const oldText = old.parts[0]?.type === 'text' ? old.parts[0].text : '';
+    const ids = formatIdSpan(current.covers.firstId, current.covers.lastId);
     const frame = formatSummaryMessage({
       text: current.text,
       ledger: current.ledger,
       messagesSummarized: current.covers.count,
+      ids,
     });
     // The carried files follow the summary's frame; kept as they are.
     const carried = oldText.startsWith(frame) ? oldText.slice(frame.length) : '';
@@ -178,7 +181,8 @@ export class SessionBackground {
       parts: [
         {
           type: 'text',
-          text: formatSummaryMessage({ text, ledger, messagesSummarized: current.covers.count }) + carried,
+          text:
+            formatSummaryMessage({ text, ledger, messagesSummarized: current.covers.count, ids }) + carried,
         },
       ],
       metadata: {

@@ -5,8 +5,10 @@ import type { EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
 import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import { clipText } from '../projection/clip-text.ts';
-import type { CompactionSummary } from '../projection/types.ts';
-import { extractLedger } from '../summarize/ledger.ts';
+import { formatIdSpan } from '../projection/id-span.ts';
+import type { CompactionSummary, FactLedger } from '../projection/types.ts';
+import { fitLedger } from '../summarize/fit-ledger.ts';
+import { EMPTY_LEDGER, extractLedger } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatLedger, formatSummaryMessage } from '../summarize/summary-message.ts';
@@ -463,8 +465,17 @@ async function summarizeOnce(
   // The whole summary message (text, ledger, files) must leave the prompt within the target:
   // the oldest carried files give way first, then the text is clipped.
   const messagesSummarized = (previous?.covers.count ?? 0) + toSummarize.length;
-  const frameTokens = context.counter.countText(
-    formatSummaryMessage({ text: '', ledger: result.ledger, messagesSummarized }),
+  const first = (previous === undefined ? toSummarize[0] : undefined) as Message | undefined;
+  const last = toSummarize.at(-1) as Message;
+  const covers = {
+    firstId: previous?.covers.firstId ?? (first as Message).id,
+    lastId: last.id,
+    count: messagesSummarized,
+  };
+  const ids = formatIdSpan(covers.firstId, covers.lastId);
+  let ledger = result.ledger;
+  let frameTokens = context.counter.countText(
+    formatSummaryMessage({ text: '', ledger, messagesSummarized, ids }),
   );
   let carried = files;
   while (
@@ -476,6 +487,30 @@ async function summarizeOnce(
   }
   const carriedTokens = carried.text === '' ? 0 : context.counter.countText(carried.text);
   const textTokens = context.counter.countText(text);
+  // Then the ledger: it is merged into every later summary, so in a small window it would grow
+  // until the final fit clipped the summary. It keeps what the target leaves after the kept
+  // messages, the files and the text asked for, or half the target when the kept messages
+  // leave less — never more than the budget leaves; the oldest facts of the least needed kinds go.
+  const headerTokens = context.counter.countText(
+    formatSummaryMessage({ text: '', ledger: EMPTY_LEDGER, messagesSummarized, ids }),
+  );
+  const others = keptTokens + carriedTokens + Math.min(textTokens, maxTokens) + headerTokens;
+  const ledgerRoom = Math.max(
+    MIN_LEDGER_TOKENS,
+    Math.min(
+      context.budget - others,
+      Math.max(context.target - others, Math.floor(context.target * LEDGER_SHARE_OF_TARGET)),
+    ),
+  );
+  if (frameTokens - headerTokens > ledgerRoom) {
+    ledger = fitLedger(result.ledger, ledgerRoom, (value) => context.counter.countText(value));
+    frameTokens = context.counter.countText(
+      formatSummaryMessage({ text: '', ledger, messagesSummarized, ids }),
+    );
+    notes.push(
+      `the fact ledger kept its newest facts (${formatCount(ledgerSize(result.ledger) - ledgerSize(ledger))} older ones left out) to stay within the target`,
+    );
+  }
   // An explicit size (the policy's `summary.maxTokens`) is a cap; otherwise what the target leaves is.
   const left = context.target - keptTokens - frameTokens - carriedTokens;
   // The size asked for is never cut; beyond it, what the target leaves (the files gave way first).
@@ -499,17 +534,10 @@ async function summarizeOnce(
         reason: `the summary was ${formatCount(textTokens)} tokens, more than the ${formatCount(limit)} the target leaves; it was clipped`,
       });
   }
-  const first = (previous === undefined ? toSummarize[0] : undefined) as Message | undefined;
-  const last = toSummarize.at(-1) as Message;
-  const covers = {
-    firstId: previous?.covers.firstId ?? (first as Message).id,
-    lastId: last.id,
-    count: (previous?.covers.count ?? 0) + toSummarize.length,
-  };
   const id = `cf_summary_${contentHash(`${covers.firstId}..${covers.lastId}:${covers.count}:${text}`)}`;
   const summary: CompactionSummary = {
     text,
-    ledger: result.ledger,
+    ledger,
     covers,
     source: result.source,
     ...(result.model === undefined ? {} : { model: result.model }),
@@ -535,8 +563,9 @@ async function summarizeOnce(
         text:
           formatSummaryMessage({
             text,
-            ledger: result.ledger,
+            ledger,
             messagesSummarized: covers.count,
+            ids,
           }) + carried.text,
       },
     ],
@@ -558,6 +587,19 @@ async function summarizeOnce(
     edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },
     effect: stageEffect({ summarized: toSummarize.length, notes }),
   };
+}
+
+/** The fewest tokens a summary's fact ledger is cut to (its newest paths and commands). */
+const MIN_LEDGER_TOKENS = 128;
+/** The share of the target a ledger may take when the kept messages leave it less. */
+const LEDGER_SHARE_OF_TARGET = 0.5;
+
+/** How many facts a ledger lists. */
+function ledgerSize(ledger: FactLedger): number {
+  let size = 0;
+  for (const [key, value] of Object.entries(ledger))
+    if (key !== 'leftOut' && Array.isArray(value)) size += value.length;
+  return size;
 }
 
 /** Tokens of the summary message beyond its text (header, footer, role). */

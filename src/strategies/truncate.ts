@@ -1,8 +1,9 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import type { Message } from '../messages/types.ts';
+import type { Message, TextPart } from '../messages/types.ts';
 import { chatfoldMetadata, createSyntheticMessage, formatCount } from '../projection/chatfold-metadata.ts';
 import { clipMessage } from '../projection/clip-text.ts';
 import { applyEdits } from '../projection/edits.ts';
+import { formatIdSpan } from '../projection/id-span.ts';
 import type { PlanInsertion, PlanReplacement } from '../projection/types.ts';
 import { isUserTurn } from './protect.ts';
 import { retentionStart } from './retention.ts';
@@ -10,10 +11,40 @@ import { stageEffect } from './stage-effect.ts';
 import { groupUnits, type MessageUnit } from './tool-groups.ts';
 import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 
-/** Text of the marker that stands where messages were left out (STR-3). */
-export function omissionText(count: number, template?: string): string {
-  if (template !== undefined) return template.replaceAll('{count}', formatCount(count));
-  return `[chatfold: ${formatCount(count)} earlier message${count === 1 ? '' : 's'} omitted here to fit the context window; they are kept in the history]`;
+/**
+ * Text of the marker that stands where messages were left out (STR-3); it names their ids
+ * (`first..last`, issue 21) so the model can ask for them back with `chatfold_recall`. A
+ * template gets `{count}` and `{ids}` replaced.
+ */
+export function omissionText(count: number, template?: string, ids = ''): string {
+  if (template !== undefined)
+    return template.replaceAll('{count}', formatCount(count)).replaceAll('{ids}', ids);
+  return `[chatfold: ${formatCount(count)} earlier message${count === 1 ? '' : 's'} omitted here to fit the context window; they are kept in the history${ids === '' ? '' : ` (ids ${ids})`}]`;
+}
+
+/**
+ * The marker's parts: its text and, when a template does not place `{ids}` itself (a preset
+ * that reproduces a document's exact wording), the ids in a second text part.
+ */
+function omissionParts(count: number, template: string | undefined, ids: string): TextPart[] {
+  const text: TextPart = { type: 'text', text: omissionText(count, template, ids) };
+  if (template === undefined || template.includes('{ids}')) return [text];
+  return [text, { type: 'text', text: `[ids ${ids}: chatfold_recall returns them]` }];
+}
+
+/** The first and last stored message a run stands for (an earlier marker inside it names its own). */
+function runIds(run: readonly Message[]): string {
+  const first = run[0] as Message;
+  const last = run.at(-1) as Message;
+  const firstRecord = chatfoldMetadata(first);
+  const lastRecord = chatfoldMetadata(last);
+  const firstId =
+    firstRecord?.transform === 'marker' && typeof firstRecord.firstId === 'string'
+      ? firstRecord.firstId
+      : first.id;
+  const lastId =
+    lastRecord?.transform === 'marker' && typeof lastRecord.lastId === 'string' ? lastRecord.lastId : last.id;
+  return formatIdSpan(firstId, lastId);
 }
 
 /** How {@link dropUnits} marks what it left out. */
@@ -58,7 +89,7 @@ export function dropUnits(
       beforeId: first.id,
       message: createSyntheticMessage({
         role: 'user',
-        text: omissionText(omitted, template),
+        parts: omissionParts(omitted, template, runIds(run)),
         key: `${first.id}..${last.id}:${omitted}`,
         createdAt: first.createdAt,
         record: { transform: 'marker', omitted, firstId: first.id, lastId: last.id },
@@ -274,7 +305,10 @@ export interface TruncateOptions {
   readonly retentionMessages?: number;
   /** Keep at most this many newest tokens (whole tool groups); older ones go first. */
   readonly retentionTokens?: number;
-  /** Marker text where messages were left out; `{count}` is replaced. Default chatfold's wording. */
+  /**
+   * Marker text where messages were left out; `{count}` and `{ids}` (`first..last`) are
+   * replaced. Without `{ids}`, the ids follow in a second text part. Default chatfold's wording.
+   */
   readonly marker?: string;
 }
 

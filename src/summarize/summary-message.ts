@@ -1,7 +1,7 @@
 import { emptyFactLists } from './ledger.ts';
 import type { FactKind, FactLedger, SummaryWithLedger } from './types.ts';
 
-const HEADER = /^\[chatfold summary of ([\d,]+) earlier messages?\]\n/;
+const HEADER = /^\[chatfold summary of ([\d,]+) earlier messages?(?: \(ids ([^\s)]+)\))?\]\n/;
 const LEDGER_HEADING = '\n\n## Fact ledger (extracted mechanically from the summarized messages)\n';
 const FOOTER = '\n[end of chatfold summary]';
 
@@ -49,22 +49,26 @@ export function formatLedger(ledger: FactLedger): string {
 
 /**
  * The text of the summary message placed in the projection (SUM-7): clearly marked as a
- * chatfold summary, with the ledger after it, and parseable back by {@link parseSummaryMessage}.
+ * chatfold summary, naming the ids it covers (`first..last`, issue 21: `chatfold_recall`
+ * returns the originals), with the ledger after it, and parseable back by
+ * {@link parseSummaryMessage}.
  */
 export function formatSummaryMessage({
   text,
   ledger,
   messagesSummarized,
-}: SummaryWithLedger & { messagesSummarized: number }): string {
+  ids,
+}: SummaryWithLedger & { messagesSummarized: number; ids?: string | undefined }): string {
   const ledgerText = formatLedger(ledger);
   const count = messagesSummarized.toLocaleString('en-US');
-  return `[chatfold summary of ${count} earlier message${messagesSummarized === 1 ? '' : 's'}]\n${text.trim()}${ledgerText ? `${LEDGER_HEADING}${ledgerText}` : ''}${FOOTER}`;
+  const named = ids === undefined || ids === '' ? '' : ` (ids ${ids})`;
+  return `[chatfold summary of ${count} earlier message${messagesSummarized === 1 ? '' : 's'}${named}]\n${text.trim()}${ledgerText ? `${LEDGER_HEADING}${ledgerText}` : ''}${FOOTER}`;
 }
 
 /** Recovers summary text and ledger from a summary message; undefined when it is not one. */
 export function parseSummaryMessage(
   message: string,
-): (SummaryWithLedger & { messagesSummarized: number }) | undefined {
+): (SummaryWithLedger & { messagesSummarized: number; ids?: string }) | undefined {
   const header = HEADER.exec(message);
   if (header === null) return undefined;
   let body = message.slice(header[0].length);
@@ -103,5 +107,6 @@ export function parseSummaryMessage(
     text: text.trim(),
     ledger: leftOut.length === 0 ? ledger : { ...ledger, leftOut },
     messagesSummarized: Number((header[1] as string).replaceAll(',', '')),
+    ...(header[2] === undefined ? {} : { ids: header[2] }),
   };
 }

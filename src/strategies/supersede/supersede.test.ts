@@ -47,11 +47,11 @@ const readWriteTail = importClaudeCode(fixture('supersede/claude-code-read-write
 const partialEditRead = importClaudeCode(fixture('supersede/claude-code-partial-edit-read.jsonl')).messages;
 
 describe('supersede: file content (STR-1)', () => {
-  it('a later Write supersedes an earlier Read of the file; the stub names both and the message', () => {
+  it('a later Write supersedes an earlier Read of the file; the stub names both, its own id and the message', () => {
     const result = run(readWriteTail, { cwd: GQC });
     expect(stubs(result)).toContainEqual([2, 'file-content', '6ac34893-b5f1-4967-b759-4387be5efeae']);
     expect(textOf(result.messages[2])).toBe(
-      '[superseded: Read of test/spotter/transcripts/resources_test.exs (183 lines) — a later Write of ' +
+      `[superseded: Read of test/spotter/transcripts/resources_test.exs (183 lines, id ${readWriteTail[2]?.id}) — a later Write of ` +
         'test/spotter/transcripts/resources_test.exs (message 4, 6ac34893-b5f1-4967-b759-4387be5efeae) holds newer content]',
     );
     const [before, after] = [readWriteTail[2]?.parts[0], result.messages[2]?.parts[0]];
@@ -86,13 +86,14 @@ describe('supersede: file content (STR-1)', () => {
     const beforeFullRead = partialEditRead.slice(0, 7);
     expect(stubs(run(beforeFullRead, { cwd: DOV, minSavedChars: 0 }))).toEqual([]);
     const result = run(partialEditRead, { cwd: DOV, minSavedChars: 0 });
+    // The Edit output (message 4, 209 characters) is superseded too, but its stub — naming
+    // two uuids — would be longer than the output: it stays.
     expect(stubs(result)).toEqual([
       [2, 'file-content', '552b95b5-d77c-493f-af04-35bd63403c07'],
-      [4, 'file-content', '552b95b5-d77c-493f-af04-35bd63403c07'],
       [6, 'file-content', 'c100526b-3099-4e75-92bb-0fab2bdf7150'],
     ]);
     expect(textOf(result.messages[2])).toMatch(
-      /^\[superseded: Read of lib\/spotter_web\/live\/session_live\.ex \(offset=260 limit=60\) \(60 lines\) — a later Read of lib\/spotter_web\/live\/session_live\.ex \(message 8,/,
+      /^\[superseded: Read of lib\/spotter_web\/live\/session_live\.ex \(offset=260 limit=60\) \(60 lines, id \S+\) — a later Read of lib\/spotter_web\/live\/session_live\.ex \(message 8,/,
     );
     // A `tail` of a background task's output file, superseded by a later full Read of it.
     expect(textOf(result.messages[6])).toMatch(/^\[superseded: Bash `tail -20 \/tmp\/claude-1000\//);
@@ -174,10 +175,14 @@ describe('supersede: directory listings (STR-1)', () => {
       fixture('swe-agent/marshmallow-1867.function-calling.traj'),
     ) as SweAgentTrajectory;
     const messages = fromSweAgentTrajectory(trajectory);
-    const result = run(messages);
+    // A 7-line listing: its stub saves less than the default 200 characters.
+    expect(stubs(run(messages))).toEqual([]);
+    const result = run(messages, { minSavedChars: 0 });
     expect(stubs(result)).toEqual([[3, 'directory-listing', messages[15]?.id as string]]);
     expect(textOf(result.messages[3])).toMatch(
-      /^\[superseded: bash `ls -F` \(7 lines\) — a later bash `ls -F` \(message 15,/,
+      new RegExp(
+        `^\\[superseded: bash \`ls -F\` \\(7 lines, id ${messages[3]?.id}\\) — a later bash \`ls -F\` \\(message 15,`,
+      ),
     );
   });
 

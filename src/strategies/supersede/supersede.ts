@@ -12,7 +12,7 @@ import { findSuperseded, type Supersession } from './supersession.ts';
 /**
  * `supersede` (STR-1, seed 002's deduplicators): a tool output that a later call made stale
  * becomes a one-line stub naming what superseded it —
- * `[superseded: Read of src/app.ts (412 lines) — a later Write of src/app.ts (message 57, msg_abc) holds newer content]`.
+ * `[superseded: Read of src/app.ts (412 lines, id msg_a1) — a later Write of src/app.ts (message 57, msg_abc) holds newer content]`.
  * The tool-result part stays (same `callId`, `toolName`), so call/result structure is valid;
  * the message keeps its id and gets `metadata.chatfold = { transform: 'superseded', by, rule }`.
  * Protected messages (STR-8) are never changed. Pure and deterministic; input never mutated.
