@@ -5,14 +5,11 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
+import { aiSdkConversion } from '../../messages/ai-sdk.ts';
+import { createIncrementalConverter } from '../../messages/incremental-converter.ts';
 import { callWithOverflowRetry } from '../call-with-overflow-retry.ts';
 import { createPromptFitter, type FitRequest, type IntegrationOptions } from '../prompt-fitter.ts';
-import {
-  fromLanguageModelPrompt,
-  providerOfModel,
-  toLanguageModelPrompt,
-  toolDefinitions,
-} from './language-model-prompt.ts';
+import { providerOfModel, toLanguageModelPrompt, toolDefinitions } from './language-model-prompt.ts';
 
 /**
  * Options of {@link chatfoldMiddleware}: the `compact()` options (stateless; `model` defaults to
@@ -49,6 +46,9 @@ const providerName = (model: LanguageModelV4): string => model.provider.split('.
  */
 export function chatfoldMiddleware(options: ChatfoldMiddlewareOptions = {}): LanguageModelV4Middleware {
   const fitter = createPromptFitter(options);
+  // Issue 19 §2: the AI SDK resends the whole history on every call; only what is new since
+  // the last call of the same conversation is converted (`fromAiSdk`'s result, exactly).
+  const prompts = createIncrementalConverter(aiSdkConversion);
   // transformParams hands the same params object to wrapGenerate / wrapStream.
   const requests = new WeakMap<LanguageModelV4CallOptions, FitRequest>();
   const resend =
@@ -66,7 +66,7 @@ export function chatfoldMiddleware(options: ChatfoldMiddlewareOptions = {}): Lan
         const provider = providerOfModel(model.provider);
         const tools = toolDefinitions(params.tools);
         request = {
-          messages: fromLanguageModelPrompt(params.prompt),
+          messages: prompts.convert(params.prompt),
           ...(tools.length === 0 ? {} : { tools }),
           model: model.modelId,
           ...(provider === undefined ? {} : { provider }),

@@ -10,7 +10,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { Stream } from 'openai/streaming';
-import { fromOpenAI, toOpenAI } from '../../messages/openai.ts';
+import { createIncrementalConverter } from '../../messages/incremental-converter.ts';
+import { fromOpenAI, openAIConversion, toOpenAI } from '../../messages/openai.ts';
 import type { JsonValue, Message, ToolDefinition } from '../../messages/types.ts';
 import { callWithOverflowRetry } from '../call-with-overflow-retry.ts';
 import {
@@ -101,13 +102,16 @@ export function withChatfold<Client extends OpenAIChatClient>(
   options: WithChatfoldOptions = {},
 ): ChatfoldOpenAI<Client> {
   const fitter = createPromptFitter(options);
+  // Issue 19 §2: apps resend the whole history on every call; only what is new since the last
+  // call of the same conversation is converted (`fromOpenAI`'s result, exactly).
+  const histories = createIncrementalConverter(openAIConversion);
   const original = client.chat.completions;
   const create = (async (body: ChatCompletionCreateParamsBase, requestOptions?: RequestOptions) => {
     let request: FitRequest;
     try {
       const tools = toolsOf(body.tools);
       request = {
-        messages: fromOpenAI(body.messages),
+        messages: histories.convert(body.messages),
         model: body.model,
         provider: 'openai',
         ...(tools.length === 0 ? {} : { tools }),
