@@ -188,3 +188,43 @@ describe('the ledger keeps whole commands and every path (independent extractor)
     }
   }
 });
+
+// Issue 19: at 16k the protected latest turn can leave a summary little room. The summary must
+// stay a summary (the final fit used to clip it into an ordinary message, so the next
+// compaction started over without it), and its ledger must not grow until it fills the budget.
+describe('a 16k window keeps its summary', () => {
+  for (const file of sessions.filter((name) => /(5122611a9569|63464d01a85d)\.jsonl$/.test(name))) {
+    it(file, { timeout: 300_000 }, async () => {
+      const messages = load(file);
+      const window = 16_000;
+      let projection: readonly Message[] = [];
+      let next = 0;
+      let compactions = 0;
+      const after: number[] = [];
+      for (let index = 0; index < messages.length; index++) {
+        if ((messages[index] as Message).role !== 'assistant') continue;
+        projection = [...projection, ...messages.slice(next, index)];
+        next = index;
+        const result = await compact(projection, {
+          model: 'claude-sonnet-4.5',
+          window,
+          maxOutputTokens: 4_000,
+          provider: 'anthropic',
+        });
+        projection = result.messages;
+        if (!result.plan.compacted) continue;
+        compactions++;
+        after.push(result.plan.tokensAfter);
+        const summaries = projection.filter(
+          (message) =>
+            (message.metadata?.chatfold as { transform?: string } | undefined)?.transform === 'summary',
+        );
+        expect(summaries, `compaction ${compactions} (call ${index})`).toHaveLength(1);
+      }
+      expect(compactions).toBeGreaterThan(10);
+      // Compactions land near the target (45 % of the window), not at the budget.
+      const sorted = after.sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length / 2)] as number).toBeLessThan(window * 0.55);
+    });
+  }
+});

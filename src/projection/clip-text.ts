@@ -1,7 +1,7 @@
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Part } from '../messages/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
-import { formatCount, transformMessage } from './chatfold-metadata.ts';
+import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
 
 /** Share of the kept characters taken from the head; the rest comes from the tail. */
 const HEAD_SHARE = 0.6;
@@ -26,7 +26,8 @@ const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdf
 /**
  * Clips a message so it uses about `maxTokens`: its longest texts (text, tool output,
  * reasoning) are cut head+tail proportionally. Tool-call arguments stay intact (they must
- * remain valid JSON). Returns the message unchanged when it already fits.
+ * remain valid JSON). Returns the message unchanged when it already fits. A summary keeps its
+ * summary record (with `originalTokens`); anything else becomes `clipped`.
  */
 export function clipMessage(
   message: Message,
@@ -65,7 +66,17 @@ export function clipMessage(
         return part;
     }
   });
-  return transformMessage(message, parts, { transform: 'clipped', originalTokens: tokens }, cache);
+  // A clipped summary stays a summary (its record, with the size it had): the next compaction
+  // must still find and merge it, and the status must still count it as one.
+  const record = chatfoldMetadata(message);
+  return transformMessage(
+    message,
+    parts,
+    record?.transform === 'summary'
+      ? { ...record, originalTokens: tokens }
+      : { transform: 'clipped', originalTokens: tokens },
+    cache,
+  );
 }
 
 function clippableChars(part: Part): number {

@@ -489,18 +489,17 @@ async function summarizeOnce(
   const textTokens = context.counter.countText(text);
   // Then the ledger: it is merged into every later summary, so in a small window it would grow
   // until the final fit clipped the summary. It keeps what the target leaves after the kept
-  // messages, the files and the text asked for, or half the target when the kept messages
-  // leave less — never more than the budget leaves; the oldest facts of the least needed kinds go.
+  // messages, the files and the text asked for, or half the target when they leave less, and
+  // never pushes the prompt over the budget itself (kept messages already over it are clipped
+  // by the final fit, largest first); the oldest facts of the least needed kinds go first.
   const headerTokens = context.counter.countText(
     formatSummaryMessage({ text: '', ledger: EMPTY_LEDGER, messagesSummarized, ids }),
   );
   const others = keptTokens + carriedTokens + Math.min(textTokens, maxTokens) + headerTokens;
+  const share = Math.max(context.target - others, Math.floor(context.target * LEDGER_SHARE_OF_TARGET));
   const ledgerRoom = Math.max(
     MIN_LEDGER_TOKENS,
-    Math.min(
-      context.budget - others,
-      Math.max(context.target - others, Math.floor(context.target * LEDGER_SHARE_OF_TARGET)),
-    ),
+    context.budget > others ? Math.min(share, context.budget - others) : share,
   );
   if (frameTokens - headerTokens > ledgerRoom) {
     ledger = fitLedger(result.ledger, ledgerRoom, (value) => context.counter.countText(value));
