@@ -9,7 +9,12 @@ const long = 'The build failed in src/app.ts because the import was wrong. '.rep
 
 describe('clipMessage', () => {
   it('clips a message to about the tokens asked and marks it clipped', () => {
-    const message: Message = { id: 'm1', role: 'user', createdAt: '2026-01-01T00:00:00Z', parts: [{ type: 'text', text: long }] } as Message;
+    const message: Message = {
+      id: 'm1',
+      role: 'user',
+      createdAt: '2026-01-01T00:00:00Z',
+      parts: [{ type: 'text', text: long }],
+    } as Message;
     const clipped = clipMessage(message, 200, counter);
     expect(counter.countMessage(clipped)).toBeLessThanOrEqual(260);
     expect(chatfoldMetadata(clipped)).toMatchObject({
