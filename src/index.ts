@@ -136,6 +136,7 @@ export type {
   HistoryStatus,
   PreparedPrompt,
   PrepareOptions,
+  RecallSource,
   Session,
   SessionCompactOptions,
   SessionEvent,
@@ -143,7 +144,13 @@ export type {
   SessionStatus,
   SessionUsage,
 } from './session/index.ts';
-export { createChatfold } from './session/index.ts';
+export {
+  answerRecall,
+  createChatfold,
+  RECALL_LIMITS,
+  RECALL_TOOL_NAME,
+  recallToolDefinition,
+} from './session/index.ts';
 export { memoryStore } from './stores/memory/index.ts';
 export type {
   AppendRecord,

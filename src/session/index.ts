@@ -1,4 +1,6 @@
 export { createChatfold } from './create-chatfold.ts';
+export type { RecallSource } from './recall.ts';
+export { answerRecall, RECALL_LIMITS, RECALL_TOOL_NAME, recallToolDefinition } from './recall.ts';
 export type { SessionSnapshotContent } from './snapshot-content.ts';
 export type {
   Chatfold,
