@@ -41,6 +41,7 @@ import type {
   SessionStatus,
   SessionUsage,
 } from './types.ts';
+import { warmCounts } from './warm-counts.ts';
 
 /** What every session of one `createChatfold` shares. */
 export interface SessionConfig {
@@ -483,27 +484,6 @@ export class ChatfoldSession implements Session {
         JSON.parse(JSON.stringify({ version: SESSION_STATE_FORMAT.version, ...state })) as JsonValue,
       ),
     );
-  }
-}
-
-/** Longest stretch, in milliseconds, the first count of a resumed session holds the event loop. */
-const WARM_SLICE_MS = 8;
-
-/**
- * Counts a resumed session's messages once, a slice at a time, yielding to the event loop
- * between slices (NFR-7.5): a server opening a long conversation keeps answering other
- * requests meanwhile. The counts land in the counter's caches, so the first `prepare()` or
- * `status()` after it costs what a warm one does. Only the duration of a slice is timed:
- * the result never depends on it.
- */
-async function warmCounts(counter: CalibratedCounter, messages: readonly Message[]): Promise<void> {
-  let sliceStart = performance.now();
-  for (const message of messages) {
-    counter.countMessage(message);
-    if (performance.now() - sliceStart > WARM_SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
   }
 }
 

@@ -67,16 +67,17 @@ export function buildQueries(d: SqlDialect) {
     },
     messagesAsc: messageRange('ASC', false),
     messagesAscLimited: messageRange('ASC', true),
-    messagesDesc: messageRange('DESC', false),
     messagesDescLimited: messageRange('DESC', true),
     /**
      * Takes a session's lease for a holder until a time: a new row, the holder's own lease
-     * (renewed) or an expired one (taken over); returns no row when another holder's is live.
+     * (renewed), an expired one or the one of a holder judged dead (taken over); returns no
+     * row when another holder's is live. A null "dead holder" matches nothing.
      */
     acquireLease: q(
-      `INSERT INTO ${leases} AS l (session_id, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE l.holder = excluded.holder OR l.expires_at <= ? RETURNING holder`,
+      `INSERT INTO ${leases} AS l (session_id, holder, expires_at) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE l.holder = excluded.holder OR l.expires_at <= ? OR l.holder = ? RETURNING holder`,
     ),
     releaseLease: q(`DELETE FROM ${leases} WHERE session_id = ? AND holder = ?`),
+    currentLease: q(`SELECT holder, expires_at FROM ${leases} WHERE session_id = ?`),
     recordUsage: q(
       `UPDATE ${messages} SET input_tokens = coalesce(?, input_tokens), output_tokens = coalesce(?, output_tokens) WHERE session_id = ? AND message_id = ?`,
     ),

@@ -5,6 +5,7 @@ import { checkSessionId, conflictError } from '../shared/errors.ts';
 import { messageFingerprint, searchableText } from '../shared/message-text.ts';
 import { DEFAULT_SEARCH_LIMIT } from '../shared/query-rows.ts';
 import { readBackMessage, storableRecords } from '../shared/storable-records.ts';
+import { yieldToEventLoop } from '../shared/yield-to-event-loop.ts';
 import type {
   AppendRecord,
   MessageQuery,
@@ -15,6 +16,7 @@ import type {
   SnapshotInput,
   SnapshotKind,
   Store,
+  StoredLease,
   StoredMessage,
   WriteSnapshotOptions,
   WriteSnapshotResult,
@@ -36,6 +38,9 @@ import type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './sql-driver.ts';
 /** The largest `seq` a query bound may carry (a 32-bit INTEGER column). */
 const MAX_SEQ = 2_147_483_647;
 const clampSeq = (value: number): number => Math.max(0, Math.min(MAX_SEQ, value));
+
+/** Rows one statement of a long range read fetches; the event loop runs between two (NFR-7.5). */
+export const READ_PAGE_ROWS = 100;
 
 export interface SqlStoreOptions {
   /** The clock for `created_at`, `updated_at`, `stored_at` (tests). */
@@ -230,8 +235,7 @@ export class SqlStore implements Store {
 
   async messages(sessionId: string, query: MessageQuery = {}): Promise<readonly StoredMessage[]> {
     checkSessionId(sessionId);
-    const rows = await this.#range(this.#reader('messages'), sessionId, query);
-    return rows.map((row) => toStoredMessage(sessionId, row, this.#driver.dialect));
+    return this.#range(this.#reader('messages'), sessionId, query);
   }
 
   async recordUsage(
@@ -304,28 +308,19 @@ export class SqlStore implements Store {
 
   async context(sessionId: string, options: { readonly headCount?: number } = {}): Promise<SessionContext> {
     checkSessionId(sessionId);
-    const d = this.#driver.dialect;
     // One read transaction: the snapshot and the rows after its cutoff are one consistent state (ST-6).
     return this.#transaction('read', 'context', async (sql) => {
       const snapshot = await this.#latest.latest(sql, sessionId, 'summary');
       const cutoff = clampSeq(snapshot?.cutoffSeq ?? 0);
       const headCount = snapshot === undefined ? 0 : Math.min(Math.floor(options.headCount ?? 0), cutoff);
-      const head =
-        headCount > 0
-          ? await this.#range(sql, sessionId, { beforeSeq: headCount + 1 })
-          : ([] as MessageRow[]);
+      const head = headCount > 0 ? await this.#range(sql, sessionId, { beforeSeq: headCount + 1 }) : [];
       const tail = await this.#range(sql, sessionId, { afterSeq: cutoff });
       const last = tail.at(-1);
       const messageCount =
         last === undefined
           ? Number((await sql.query<{ seq: number | null }>(this.#sql.maxSeq, [sessionId]))[0]?.seq ?? 0)
-          : Number(last.seq);
-      return {
-        ...(snapshot === undefined ? {} : { snapshot }),
-        head: head.map((row) => toStoredMessage(sessionId, row, d)),
-        tail: tail.map((row) => toStoredMessage(sessionId, row, d)),
-        messageCount,
-      };
+          : last.seq;
+      return { ...(snapshot === undefined ? {} : { snapshot }), head, tail, messageCount };
     });
   }
 
@@ -354,13 +349,25 @@ export class SqlStore implements Store {
     );
   }
 
-  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+  async acquireLease(sessionId: string, holder: string, ttlMs: number, replacing?: string): Promise<boolean> {
     checkSessionId(sessionId);
     const now = this.#now().getTime();
+    const expiresAt = now + Math.max(0, Math.floor(ttlMs));
     const rows = await this.#transaction('write', 'acquireLease', (sql) =>
-      sql.query(this.#sql.acquireLease, [sessionId, holder, now + Math.max(0, Math.floor(ttlMs)), now]),
+      sql.query(this.#sql.acquireLease, [sessionId, holder, expiresAt, now, replacing ?? null]),
     );
     return rows.length > 0;
+  }
+
+  async currentLease(sessionId: string): Promise<StoredLease | undefined> {
+    checkSessionId(sessionId);
+    const rows = await this.#read<{ holder: string; expires_at: number | string }>(
+      'currentLease',
+      this.#sql.currentLease,
+      [sessionId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { holder: row.holder, expiresAt: Number(row.expires_at) };
   }
 
   async releaseLease(sessionId: string, holder: string): Promise<void> {
@@ -414,23 +421,35 @@ export class SqlStore implements Store {
     return row?.metadata ?? null;
   }
 
-  #range(sql: SqlExecutor, sessionId: string, query: MessageQuery): Promise<MessageRow[]> {
-    const after = clampSeq(Math.floor(query.afterSeq ?? 0));
-    const before = clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ));
+  /**
+   * The rows of a `seq` range, in pages of {@link READ_PAGE_ROWS} (keyset on `seq`), the event
+   * loop running between pages (NFR-7.5): a 1,000-message history is ten short statements
+   * instead of one that holds the thread while it reads and parses every row. Rows are
+   * append-only and `seq` has no gaps, so the pages of a read outside a transaction still add
+   * up to one gapless range; inside `context()`'s read transaction they are one snapshot.
+   */
+  async #range(sql: SqlExecutor, sessionId: string, query: MessageQuery): Promise<StoredMessage[]> {
+    let after = clampSeq(Math.floor(query.afterSeq ?? 0));
+    let before = clampSeq(Math.ceil(query.beforeSeq ?? MAX_SEQ));
     const desc = query.order === 'desc';
-    if (query.limit === undefined) {
-      return sql.query<MessageRow>(desc ? this.#sql.messagesDesc : this.#sql.messagesAsc, [
-        sessionId,
-        after,
-        before,
-      ]);
+    let remaining =
+      query.limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(query.limit));
+    const out: StoredMessage[] = [];
+    while (remaining > 0) {
+      const pageRows = Math.min(READ_PAGE_ROWS, remaining);
+      const rows = await sql.query<MessageRow>(
+        desc ? this.#sql.messagesDescLimited : this.#sql.messagesAscLimited,
+        [sessionId, after, before, pageRows],
+      );
+      for (const row of rows) out.push(toStoredMessage(sessionId, row, this.#driver.dialect));
+      remaining -= rows.length;
+      const last = rows.at(-1);
+      if (rows.length < pageRows || last === undefined || remaining <= 0) break;
+      if (desc) before = Number(last.seq);
+      else after = Number(last.seq);
+      await yieldToEventLoop();
     }
-    return sql.query<MessageRow>(desc ? this.#sql.messagesDescLimited : this.#sql.messagesAscLimited, [
-      sessionId,
-      after,
-      before,
-      Math.max(0, Math.floor(query.limit)),
-    ]);
+    return out;
   }
 
   /** Runs each statement as `#read` does, for code written against an executor. */

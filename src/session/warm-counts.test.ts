@@ -1,0 +1,99 @@
+// NFR-7.5: a resumed session counts its history in slices and lets the event loop run between
+// them. Asserted through the order of events and the number of yields, never through time.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../messages/types.ts';
+import { yieldToEventLoop } from '../stores/shared/yield-to-event-loop.ts';
+import { WARM_SLICE_MESSAGES, warmCounts } from './warm-counts.ts';
+
+const messages = (count: number): Message[] =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `m${index}`,
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    parts: [{ type: 'text', text: `message ${index}` }],
+    createdAt: '2026-11-27T00:00:00.000Z',
+  }));
+
+/** A counter that records, for each message, how many yields came before it was counted. */
+function recordingCounter() {
+  const log: { id: string; yieldsBefore: number }[] = [];
+  let yields = 0;
+  return {
+    log,
+    counter: {
+      countMessage(message: Message): number {
+        log.push({ id: message.id, yieldsBefore: yields });
+        return 1;
+      },
+    },
+    yieldNow: async (): Promise<void> => {
+      yields++;
+    },
+  };
+}
+
+describe('warmCounts (NFR-7.5)', () => {
+  it('counts every message once, in order, and yields between slices of at most sliceMessages', () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (n, slice) => {
+          const { log, counter, yieldNow } = recordingCounter();
+          const history = messages(n);
+          const yields = await warmCounts(counter, history, {
+            sliceMessages: slice,
+            sliceMs: Number.POSITIVE_INFINITY,
+            now: () => 0,
+            yieldToEventLoop: yieldNow,
+          });
+          expect(log.map((entry) => entry.id)).toEqual(history.map((message) => message.id));
+          // A frozen clock: the slices end on the message count alone, never after the last message.
+          expect(yields).toBe(n === 0 ? 0 : Math.ceil(n / slice) - 1);
+          log.forEach((entry, index) => {
+            expect(entry.yieldsBefore).toBe(Math.floor(index / slice));
+          });
+        },
+      ),
+    ));
+
+  it('ends a slice early when the clock says it ran sliceMs', async () => {
+    const { log, counter, yieldNow } = recordingCounter();
+    let clock = 0;
+    // Each message "takes" 3 ms: every slice is one message long.
+    const yields = await warmCounts(counter, messages(5), {
+      sliceMessages: 100,
+      sliceMs: 2,
+      now: () => (clock += 3),
+      yieldToEventLoop: yieldNow,
+    });
+    expect(yields).toBe(4);
+    expect(log.map((entry) => entry.yieldsBefore)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('lets a callback queued before a long count run before the count ends', async () => {
+    const order: string[] = [];
+    let counted = 0;
+    const counter = {
+      countMessage: (): number => {
+        counted++;
+        return 1;
+      },
+    };
+    const total = WARM_SLICE_MESSAGES * 10;
+    setImmediate(() => order.push(`other work after ${counted} of ${total} messages`));
+    const count = warmCounts(counter, messages(total)).then(() => order.push('count done'));
+    await count;
+    expect(order).toHaveLength(2);
+    expect(order[1]).toBe('count done');
+    expect(order[0]).not.toBe(`other work after ${total} of ${total} messages`);
+  });
+
+  it('yieldToEventLoop settles after I/O and timers queued before it had their turn', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('queued first'));
+    await yieldToEventLoop();
+    order.push('after yield');
+    expect(order).toEqual(['queued first', 'after yield']);
+  });
+});
