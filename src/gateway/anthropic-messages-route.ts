@@ -11,12 +11,14 @@ import { contentHash } from '../messages/content-hash.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
-import { anthropicRecallTool, resolveAnthropicRecall } from './anthropic-recall.ts';
+import { anthropicRecallBody, anthropicRecallTool, resolveAnthropicRecall } from './anthropic-recall.ts';
+import { anthropicStreamRounds } from './anthropic-recall-stream.ts';
 import { type AnthropicReply, anthropicReplyFromMessage, collectAnthropicStream } from './anthropic-reply.ts';
 import type { GatewayOptions } from './create-gateway.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
+import { streamRecallRounds } from './recall-stream.ts';
 import { recallToolDefinition } from './recall-tool.ts';
 import { answerForwarded, readJsonBody } from './route-support.ts';
 import {
@@ -106,8 +108,9 @@ export async function anthropicMessages(
   if (request instanceof Response) return request;
   const { model, messages } = request;
   const stream = body.stream === true;
-  // Recall is answered by the gateway between two upstream calls: only when the answer is whole.
-  const recall = runtime.recall && !stream;
+  // Recall is answered by the gateway between two upstream calls, inside the client's stream
+  // when it streams.
+  const recall = runtime.recall;
   const sent = recall
     ? {
         ...body,
@@ -148,6 +151,28 @@ export async function anthropicMessages(
       parse: anthropicReplyFromMessage,
       toMessage: (reply) => neutralReply(runtime, reply),
     },
+    streamRecall: recall
+      ? (first) =>
+          streamRecallRounds(
+            {
+              runtime,
+              sessionId: forwarded.conversation.sessionId,
+              first,
+              incoming: context.get('incoming'),
+              signal: context.req.raw.signal,
+            },
+            {
+              format: 'anthropic',
+              path: '/messages',
+              round: anthropicStreamRounds(forwarded.conversation),
+              body: anthropicRecallBody({
+                conversation: forwarded.conversation,
+                projection: forwarded.prepared.messages,
+                body: withoutHistory,
+              }),
+            },
+          )
+      : undefined,
     recall: recall
       ? (first) =>
           resolveAnthropicRecall({

@@ -6,6 +6,7 @@
  * own tools loses the recall blocks.
  */
 import { toAnthropic } from '../messages/anthropic.ts';
+import type { Conversation } from './gateway-runtime.ts';
 import { type RecallRounds, runRecallRounds, type UpstreamAnswer } from './openai-recall.ts';
 import { answerRecall, RECALL_TOOL_NAME, recallToolDefinition } from './recall-tool.ts';
 
@@ -28,17 +29,59 @@ function readContent(text: string): { body: Json; content: Json[] } | undefined 
 }
 
 const isToolUse = (block: Json): boolean => block.type === 'tool_use';
-const isRecall = (block: Json): boolean => isToolUse(block) && block.name === RECALL_TOOL_NAME;
+export const isRecallUse = (block: Json): boolean => isToolUse(block) && block.name === RECALL_TOOL_NAME;
 
 /** The answer without recall tool uses (the client does not know the tool). */
 function withoutRecall(answer: UpstreamAnswer): UpstreamAnswer {
   const read = readContent(answer.text);
-  if (read === undefined || !read.content.some(isRecall)) return answer;
-  const content = read.content.filter((block) => !isRecall(block));
+  if (read === undefined || !read.content.some(isRecallUse)) return answer;
+  const content = read.content.filter((block) => !isRecallUse(block));
   const stillUsesTools = content.some(isToolUse);
   return {
     ...answer,
     text: JSON.stringify({ ...read.body, content, ...(stillUsesTools ? {} : { stop_reason: 'end_turn' }) }),
+  };
+}
+
+/**
+ * The next round's turns for an assistant turn whose tool uses are all `chatfold_recall`: the
+ * turn and a user turn with one result per use, answered from the session; undefined otherwise.
+ */
+export async function anthropicRecallTurns(
+  conversation: Conversation,
+  content: readonly Json[] | undefined,
+): Promise<{ readonly calls: number; readonly turns: readonly Json[] } | undefined> {
+  const uses = content?.filter(isToolUse) ?? [];
+  if (content === undefined || uses.length === 0 || !uses.every(isRecallUse)) return undefined;
+  const results = await Promise.all(
+    uses.map(async (use) => ({
+      type: 'tool_result',
+      tool_use_id: use.id,
+      content: await answerRecall(conversation.session, use.input ?? {}),
+    })),
+  );
+  return {
+    calls: uses.length,
+    turns: [
+      { role: 'assistant', content },
+      { role: 'user', content: results },
+    ],
+  };
+}
+
+/** The request body of a recall round: the projection, then the rounds so far. */
+export function anthropicRecallBody({
+  conversation,
+  projection,
+  body,
+}: Pick<RecallRounds, 'conversation' | 'projection' | 'body'>): (exchange: readonly Json[]) => string {
+  return (exchange) => {
+    const { system, messages } = toAnthropic(projection, { cache: conversation.cache });
+    return JSON.stringify({
+      ...body,
+      ...(system === undefined ? {} : { system }),
+      messages: [...messages, ...exchange],
+    });
   };
 }
 
@@ -48,37 +91,11 @@ function withoutRecall(answer: UpstreamAnswer): UpstreamAnswer {
  * @returns The answer for the client.
  */
 export function resolveAnthropicRecall(options: RecallRounds): Promise<UpstreamAnswer> {
-  const { conversation, projection, body } = options;
   return runRecallRounds(options, {
     format: 'anthropic',
     path: '/messages',
-    async round(text) {
-      const read = readContent(text);
-      const uses = read?.content.filter(isToolUse) ?? [];
-      if (read === undefined || uses.length === 0 || !uses.every(isRecall)) return undefined;
-      const results = await Promise.all(
-        uses.map(async (use) => ({
-          type: 'tool_result',
-          tool_use_id: use.id,
-          content: await answerRecall(conversation.session, use.input ?? {}),
-        })),
-      );
-      return {
-        calls: uses.length,
-        turns: [
-          { role: 'assistant', content: read.content },
-          { role: 'user', content: results },
-        ],
-      };
-    },
-    body(exchange) {
-      const { system, messages } = toAnthropic(projection, { cache: conversation.cache });
-      return JSON.stringify({
-        ...body,
-        ...(system === undefined ? {} : { system }),
-        messages: [...messages, ...exchange],
-      });
-    },
+    round: (text) => anthropicRecallTurns(options.conversation, readContent(text)?.content),
+    body: anthropicRecallBody(options),
     finish: withoutRecall,
   });
 }

@@ -48,8 +48,8 @@ export interface GatewayConfig extends GatewayProfile {
   /** Largest request body in bytes. */
   readonly maxBodyBytes?: number;
   /**
-   * Offer the model the `chatfold_recall` tool and answer it from the full history (requests
-   * that do not stream). Default false.
+   * Offer the model the `chatfold_recall` tool and answer it from the full history, also
+   * inside a streamed answer. Default false.
    */
   readonly recall?: boolean;
 }

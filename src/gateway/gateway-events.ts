@@ -65,6 +65,17 @@ export type GatewayEvent =
     }
   /** The model called `chatfold_recall`; the gateway answered from the store and asked again. */
   | { readonly type: 'recall'; readonly sessionId: string; readonly calls: number }
+  | {
+      /**
+       * A recall round could not be completed (the upstream refused or could not be reached):
+       * a streamed answer ends with what the client already has; a whole one is the error.
+       */
+      readonly type: 'recall-failed';
+      readonly sessionId: string;
+      readonly stream: boolean;
+      /** The upstream's status or the error's code or name (never its message). */
+      readonly reason: string;
+    }
   /** An unexpected failure: where and the error's code or name (its message may quote content, so it is left out). */
   | { readonly type: 'error'; readonly where: string; readonly code: string };
 

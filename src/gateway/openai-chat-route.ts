@@ -12,8 +12,10 @@ import type { Message, ToolDefinition } from '../messages/types.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
-import { resolveRecall } from './openai-recall.ts';
+import { openAIRecallBody, resolveRecall } from './openai-recall.ts';
+import { openAIStreamRounds } from './openai-recall-stream.ts';
 import { collectOpenAIStream, type OpenAIReply, openAIReplyFromCompletion } from './openai-reply.ts';
+import { streamRecallRounds } from './recall-stream.ts';
 import { openAIRecallTool, recallToolDefinition } from './recall-tool.ts';
 import { answerForwarded, readJsonBody } from './route-support.ts';
 import { wireError } from './wire-errors.ts';
@@ -69,8 +71,9 @@ export async function openAIChatCompletions(
   const model = body.model;
   const stream = body.stream === true;
   const sessionHeader = context.req.header('x-chatfold-session') || undefined;
-  // Recall is answered by the gateway between two upstream calls: only when the answer is whole.
-  const recall = runtime.recall && !stream;
+  // Recall is answered by the gateway between two upstream calls, inside the client's stream
+  // when it streams.
+  const recall = runtime.recall;
   const sent = recall
     ? { ...body, tools: [...(Array.isArray(body.tools) ? (body.tools as unknown[]) : []), openAIRecallTool] }
     : body;
@@ -118,6 +121,28 @@ export async function openAIChatCompletions(
       parse: openAIReplyFromCompletion,
       toMessage: (reply) => neutralReply(runtime, reply),
     },
+    streamRecall: recall
+      ? (first) =>
+          streamRecallRounds(
+            {
+              runtime,
+              sessionId: forwarded.conversation.sessionId,
+              first,
+              incoming: context.get('incoming'),
+              signal: context.req.raw.signal,
+            },
+            {
+              format: 'openai',
+              path: '/chat/completions',
+              round: openAIStreamRounds(forwarded.conversation),
+              body: openAIRecallBody({
+                conversation: forwarded.conversation,
+                projection: forwarded.prepared.messages,
+                body: sent,
+              }),
+            },
+          )
+      : undefined,
     recall: recall
       ? (first) =>
           resolveRecall({

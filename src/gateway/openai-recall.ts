@@ -40,7 +40,7 @@ function firstMessage(text: string): { body: Json; message: Json; calls: Call[] 
   }
 }
 
-const isRecall = (call: Call): boolean => call.function?.name === RECALL_TOOL_NAME;
+export const isRecall = (call: Call): boolean => call.function?.name === RECALL_TOOL_NAME;
 
 /** The answer with the recall calls taken out of its first choice (the client does not know the tool). */
 function withoutRecallCalls(answer: UpstreamAnswer): UpstreamAnswer {
@@ -117,6 +117,39 @@ export async function runRecallRounds(
 }
 
 /**
+ * The next round's turns for an assistant message whose calls are all `chatfold_recall`: the
+ * message and one `tool` message per call, answered from the session; undefined otherwise.
+ */
+export async function openAIRecallTurns(
+  conversation: Conversation,
+  message: Json | undefined,
+): Promise<{ readonly calls: number; readonly turns: readonly Json[] } | undefined> {
+  const calls = Array.isArray(message?.tool_calls) ? (message.tool_calls as Call[]) : [];
+  if (message === undefined || calls.length === 0 || !calls.every(isRecall)) return undefined;
+  const results = await Promise.all(
+    calls.map(async (call) => ({
+      role: 'tool',
+      tool_call_id: call.id,
+      content: await answerRecall(conversation.session, call.function?.arguments ?? '{}'),
+    })),
+  );
+  return { calls: calls.length, turns: [message, ...results] };
+}
+
+/** The request body of a recall round: the projection, then the rounds so far. */
+export function openAIRecallBody({
+  conversation,
+  projection,
+  body,
+}: Pick<RecallRounds, 'conversation' | 'projection' | 'body'>): (exchange: readonly Json[]) => string {
+  return (exchange) =>
+    JSON.stringify({
+      ...body,
+      messages: [...toOpenAI(projection, { cache: conversation.cache }), ...exchange],
+    });
+}
+
+/**
  * Answers Chat Completions recall calls until the model answers without them.
  *
  * @param options The runtime, the conversation, the projection sent, the request body (with
@@ -124,27 +157,11 @@ export async function runRecallRounds(
  * @returns The answer for the client.
  */
 export function resolveRecall(options: RecallRounds): Promise<UpstreamAnswer> {
-  const { conversation, projection, body } = options;
   return runRecallRounds(options, {
     format: 'openai',
     path: '/chat/completions',
-    async round(text) {
-      const read = firstMessage(text);
-      if (read === undefined || read.calls.length === 0 || !read.calls.every(isRecall)) return undefined;
-      const results = await Promise.all(
-        read.calls.map(async (call) => ({
-          role: 'tool',
-          tool_call_id: call.id,
-          content: await answerRecall(conversation.session, call.function?.arguments ?? '{}'),
-        })),
-      );
-      return { calls: read.calls.length, turns: [read.message, ...results] };
-    },
-    body: (exchange) =>
-      JSON.stringify({
-        ...body,
-        messages: [...toOpenAI(projection, { cache: conversation.cache }), ...exchange],
-      }),
+    round: (text) => openAIRecallTurns(options.conversation, firstMessage(text)?.message),
+    body: openAIRecallBody(options),
     finish: withoutRecallCalls,
   });
 }

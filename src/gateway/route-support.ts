@@ -8,6 +8,7 @@ import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayEvent } from './gateway-events.ts';
 import { type Forwarded, type GatewayRuntime, isCompacted } from './gateway-runtime.ts';
 import type { UpstreamAnswer } from './openai-recall.ts';
+import { recallFailureReason } from './recall-stream.ts';
 import { createSseReader, type SseEvent } from './sse-reader.ts';
 import { passedResponseHeaders, type UpstreamFormat } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
@@ -116,8 +117,9 @@ export interface ReplyReader<R extends WireReply> {
 
 /**
  * Answers the client once a request was forwarded: the upstream's answer byte for byte with
- * the gateway's headers (a stream passed through, the reply stored when it ends), a whole
- * answer first through `recall` when given, its reply stored, the `request` event emitted.
+ * the gateway's headers (a stream passed through — through `streamRecall` when given — the
+ * reply stored when it ends), a whole answer first through `recall` when given, its reply
+ * stored, the `request` event emitted.
  */
 export async function answerForwarded<R extends WireReply>({
   runtime,
@@ -129,6 +131,7 @@ export async function answerForwarded<R extends WireReply>({
   forwarded,
   reader,
   recall,
+  streamRecall,
 }: {
   readonly runtime: GatewayRuntime;
   readonly format: UpstreamFormat;
@@ -138,8 +141,10 @@ export async function answerForwarded<R extends WireReply>({
   readonly started: number;
   readonly forwarded: Forwarded;
   readonly reader: ReplyReader<R>;
-  /** Answers the gateway's recall tool calls between upstream calls (whole answers only). */
+  /** Answers the gateway's recall tool calls between upstream calls (whole answers). */
   readonly recall?: ((first: UpstreamAnswer) => Promise<UpstreamAnswer>) | undefined;
+  /** The same for a streamed answer: the client's stream, recall rounds answered inside it. */
+  readonly streamRecall?: ((first: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>) | undefined;
 }): Promise<Response> {
   const { response, conversation, prepared } = forwarded;
   const headers = passedResponseHeaders(response.headers);
@@ -154,7 +159,7 @@ export async function answerForwarded<R extends WireReply>({
     report(response.status);
     return new Response(
       streamThrough(
-        response.body,
+        streamRecall === undefined ? response.body : streamRecall(response.body),
         (event) => collector.push(event.data),
         async () => {
           const reply = collector.result();
@@ -175,6 +180,12 @@ export async function answerForwarded<R extends WireReply>({
     try {
       answer = await recall(answer);
     } catch (error) {
+      runtime.emit({
+        type: 'recall-failed',
+        sessionId: conversation.sessionId,
+        stream: false,
+        reason: recallFailureReason(error),
+      });
       return forwardErrorResponse(runtime, format, model, error);
     }
   }

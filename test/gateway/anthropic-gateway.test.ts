@@ -10,6 +10,7 @@ import { type GatewayEvent, type GatewayServer, startGateway } from '../../src/g
 import { memoryStore } from '../../src/stores/memory/index.ts';
 import type { FullStore } from '../../src/stores/types.ts';
 import { type AnthropicUpstream, startAnthropicUpstream } from './anthropic-upstream.ts';
+import { namedIds } from './openai-upstream.ts';
 
 let upstream: AnthropicUpstream;
 let gateway: GatewayServer;
@@ -183,5 +184,81 @@ describe('chatfold_recall with the Anthropic SDK', () => {
     const stored = await store.messages(response.headers.get('x-chatfold-session') as string);
     // The system prompt, the client's turns and the final answer: no trace of the exchange.
     expect(stored).toHaveLength(messages.length + 2);
+  });
+});
+
+describe('chatfold_recall by id, streamed, with the Anthropic SDK', () => {
+  it('the model asks for the ids a summary or marker names; the gateway answers inside the event stream, which the client reads as one message', async () => {
+    const anthropic = await start(1_000_000, 2_000, true);
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'We are planning a trip.' }];
+    const turns = [
+      'Remember: the ferry leaves at 06:40.',
+      ...Array.from({ length: 25 }, (_, i) => question(i)),
+    ];
+    for (const turn of turns) {
+      const reply = await anthropic.messages.create({
+        model: 'claude-test',
+        max_tokens: 100,
+        system: SYSTEM,
+        messages,
+      });
+      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: turn });
+    }
+    const reply = await anthropic.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system: SYSTEM,
+      messages,
+    });
+    messages.push(
+      { role: 'assistant', content: reply.content },
+      { role: 'user', content: 'recall by id: when does the ferry leave?' },
+    );
+    const sentBefore = upstream.requests.length;
+    const { data: stream, response } = await anthropic.messages
+      .create({ model: 'claude-test', max_tokens: 100, system: SYSTEM, messages, stream: true })
+      .withResponse();
+    const events_: Anthropic.MessageStreamEvent[] = [];
+    for await (const event of stream) events_.push(event);
+    expect(upstream.requests.length - sentBefore).toBe(2);
+    const asked = JSON.stringify(upstream.requests.at(-2)?.body.messages);
+    expect(namedIds(asked)).toMatch(/^gw-\w+\.\.gw-\w+$/);
+    // One message: one start, one stop, blocks numbered 0, 1 with no tool use, the turn ended.
+    expect(events_.filter((event) => event.type === 'message_start')).toHaveLength(1);
+    expect(events_.filter((event) => event.type === 'message_stop')).toHaveLength(1);
+    const starts = events_.filter((event) => event.type === 'content_block_start');
+    expect(starts.map((event) => [event.index, event.content_block.type])).toEqual([
+      [0, 'text'],
+      [1, 'text'],
+    ]);
+    const delta = events_.find((event) => event.type === 'message_delta');
+    expect(delta?.type === 'message_delta' && delta.delta.stop_reason).toBe('end_turn');
+    const texts = ['', ''];
+    for (const event of events_)
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+        texts[event.index] += event.delta.text;
+    expect(texts[0]).toBe('Let me look that up. ');
+    expect(texts[1]).toMatch(/^recalled: \[#\d+ (user|assistant) id=gw-\w+ (summarized|omitted)\]\n/);
+    expect(texts[1]).toContain('Remember: the ferry leaves at 06:40.');
+    expect(events.filter((event) => event.type === 'recall')).toHaveLength(1);
+    // The session stores the message the client read, and nothing of the recall exchange.
+    const stored = await store.messages(response.headers.get('x-chatfold-session') as string);
+    expect(stored).toHaveLength(messages.length + 2);
+    expect(stored.at(-1)?.message.parts).toEqual([
+      expect.objectContaining({ type: 'text', text: texts[0] }),
+      expect.objectContaining({ type: 'text', text: texts[1] }),
+    ]);
+
+    // The SDK's stream helper assembles the same message.
+    messages.push(
+      { role: 'assistant', content: texts.map((text) => ({ type: 'text' as const, text })) },
+      { role: 'user', content: 'recall by id, once more' },
+    );
+    const final = await anthropic.messages
+      .stream({ model: 'claude-test', max_tokens: 100, system: SYSTEM, messages })
+      .finalMessage();
+    expect(final.content.map((block) => block.type)).toEqual(['text', 'text']);
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.content[1]?.type === 'text' && final.content[1].text).toContain('the ferry leaves at 06:40');
   });
 });

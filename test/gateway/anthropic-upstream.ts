@@ -6,7 +6,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBody, type UpstreamRequest } from './openai-upstream.ts';
+import { namedIds, readBody, type UpstreamRequest } from './openai-upstream.ts';
 
 type Json = Record<string, unknown>;
 
@@ -36,6 +36,17 @@ function replyBlocks(body: Json): Json[] {
   if (recalled !== undefined) return [{ type: 'text', text: `recalled: ${textOf(recalled.content)}` }];
   const offersRecall =
     Array.isArray(body.tools) && (body.tools as Json[]).some((tool) => tool.name === 'chatfold_recall');
+  // "recall by id": the first ids a summary or marker names in the prompt, as a model reads them.
+  const ids =
+    offersRecall && /recall by id/.test(textOf(last?.content))
+      ? namedIds(JSON.stringify([body.system, messages]))
+      : undefined;
+  if (ids !== undefined) {
+    return [
+      { type: 'text', text: 'Let me look that up. ' },
+      { type: 'tool_use', id: 'toolu_recall_ids', name: 'chatfold_recall', input: { ids: [ids] } },
+    ];
+  }
   const asked = /recall: (\S+)/.exec(textOf(last?.content));
   if (offersRecall && asked !== null) {
     return [{ type: 'tool_use', id: 'toolu_recall_1', name: 'chatfold_recall', input: { query: asked[1] } }];

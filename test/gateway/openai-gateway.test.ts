@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayEvent, type GatewayServer, startGateway } from '../../src/gateway/index.ts';
 import { memoryStore } from '../../src/stores/memory/index.ts';
 import type { FullStore } from '../../src/stores/types.ts';
-import { type OpenAIUpstream, startOpenAIUpstream } from './openai-upstream.ts';
+import { namedIds, type OpenAIUpstream, startOpenAIUpstream, upstreamTokens } from './openai-upstream.ts';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -334,5 +334,107 @@ describe('chatfold_recall', () => {
     expect(stored.at(-1)?.message.parts).toEqual([
       expect.objectContaining({ type: 'text', text: reply?.content }),
     ]);
+  });
+});
+
+describe('chatfold_recall by id, streamed and not', () => {
+  /** A conversation whose early turns a summary or marker has replaced by now. */
+  async function compactedConversation(openai: OpenAI): Promise<ChatMessage[]> {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'We are planning the quarter.' },
+    ];
+    const turns = [
+      'Remember this: the vault code is 7291.',
+      ...Array.from({ length: 30 }, (_, i) => question(i)),
+    ];
+    for (const turn of turns) {
+      messages.push({ role: 'user', content: turn });
+      const completion = await openai.chat.completions.create({ model: 'test-model', messages });
+      messages.push(completion.choices[0]?.message as ChatMessage);
+    }
+    return messages;
+  }
+
+  it('the model asks for the ids a summary or marker names; the gateway answers inside the stream, which the client reads as one answer', async () => {
+    await start(1_000_000, 2_000, true);
+    const openai = client(`${gateway.url}/v1`);
+    const messages = await compactedConversation(openai);
+
+    // Not streamed: the ids the projection names come back from the store.
+    messages.push({ role: 'user', content: 'recall by id: what was the code?' });
+    const whole = await openai.chat.completions.create({ model: 'test-model', messages });
+    const asked = upstream.requests.at(-2)?.body.messages as { content: unknown }[];
+    const named = namedIds(JSON.stringify(asked));
+    expect(named).toMatch(/^gw-\w+\.\.gw-\w+$/);
+    expect(whole.choices[0]?.message.tool_calls).toBeUndefined();
+    expect(whole.choices[0]?.message.content).toMatch(
+      /^recalled: \[#\d+ user id=gw-\w+ (summarized|omitted)\]\n/,
+    );
+    expect(whole.choices[0]?.message.content).toContain('Remember this: the vault code is 7291.');
+    messages.push(whole.choices[0]?.message as ChatMessage);
+
+    // Streamed, chunk by chunk: no recall call, one completion id, one finish, usage once.
+    messages.push({ role: 'user', content: 'recall by id, streamed this time' });
+    const sentBefore = upstream.requests.length;
+    const { data: stream, response } = await openai.chat.completions
+      .create({ model: 'test-model', messages, stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(upstream.requests.length - sentBefore).toBe(2);
+    expect(upstream.requests.at(-1)?.body.stream).toBe(true);
+    const roundMessages = upstream.requests.at(-1)?.body.messages as { role: string }[] | undefined;
+    expect(roundMessages?.at(-1)?.role).toBe('tool');
+    expect(
+      chunks.some((chunk) => chunk.choices.some((choice) => choice.delta.tool_calls !== undefined)),
+    ).toBe(false);
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+    const finishes = chunks
+      .flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason))
+      .filter(Boolean);
+    expect(finishes).toEqual(['stop']);
+    expect(chunks.filter((chunk) => chunk.usage != null)).toHaveLength(1);
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toMatch(/^Let me look that up\. recalled: \[#\d+ user id=gw-\w+ (summarized|omitted)\]\n/);
+    expect(text).toContain('Remember this: the vault code is 7291.');
+    expect(events.filter((event) => event.type === 'recall')).toHaveLength(2);
+
+    // The session stores what the client read, and nothing of the recall exchange.
+    const stored = await store.messages(response.headers.get('x-chatfold-session') as string);
+    expect(stored).toHaveLength(messages.length + 1);
+    expect(stored.at(-1)?.message.parts).toEqual([expect.objectContaining({ type: 'text', text })]);
+
+    // The SDK's stream helper assembles the same single answer.
+    messages.push({ role: 'assistant', content: text }, { role: 'user', content: 'recall by id, once more' });
+    const final = await openai.chat.completions
+      .stream({ model: 'test-model', messages })
+      .finalChatCompletion();
+    expect(final.choices[0]?.message.tool_calls ?? []).toEqual([]);
+    expect(final.choices[0]?.message.content).toContain('the vault code is 7291');
+    expect(final.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('a stream whose recall round the upstream refuses ends with what the client has, and says so', async () => {
+    await start(1_000_000, 2_000, true);
+    const openai = client(`${gateway.url}/v1`);
+    const messages = await compactedConversation(openai);
+    messages.push({ role: 'user', content: 'recall by id: what was the code?' });
+    // The first request fits (it is about as long as the last one); the recall round, carrying
+    // the recalled messages, does not.
+    upstream.setLimit(upstreamTokens(upstream.requests.at(-1)?.body ?? {}) + 300);
+    const stream = await openai.chat.completions.create({ model: 'test-model', messages, stream: true });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('Let me look that up. ');
+    expect(
+      chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason)).filter(Boolean),
+    ).toEqual(['stop']);
+    expect(events.find((event) => event.type === 'recall-failed')).toMatchObject({
+      type: 'recall-failed',
+      stream: true,
+      reason: 'upstream status 400',
+    });
   });
 });

@@ -46,6 +46,12 @@ function lastUserText(messages: readonly Json[]): string {
   return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
 }
 
+/** The first id or span a chatfold summary or omission marker names: `(ids a..b)` or `[ids a..b:`. */
+export function namedIds(prompt: string): string | undefined {
+  const found = /\(ids ([^)\s\\"]+)\)|\[ids ([^\]:\s\\"]+):/.exec(prompt);
+  return found === null ? undefined : (found[1] ?? found[2]);
+}
+
 /**
  * The reply: with tools and a user message asking for "weather", two parallel calls; after tool
  * results, a text naming what they said; otherwise `ack <n>: <first 20 chars of the question>`.
@@ -60,6 +66,22 @@ function replyFor(body: Json): Json {
   const offersRecall =
     Array.isArray(body.tools) &&
     (body.tools as Json[]).some((tool) => (tool.function as Json | undefined)?.name === 'chatfold_recall');
+  // "recall by id": the first ids a summary or marker names in the prompt, as a model reads them.
+  if (offersRecall && /recall by id/.test(lastUserText(messages))) {
+    const ids = namedIds(JSON.stringify(messages));
+    if (ids !== undefined)
+      return {
+        role: 'assistant',
+        content: 'Let me look that up. ',
+        tool_calls: [
+          {
+            id: 'call_recall_ids',
+            type: 'function',
+            function: { name: 'chatfold_recall', arguments: JSON.stringify({ ids: [ids] }) },
+          },
+        ],
+      };
+  }
   const asked = /recall: (\S+)/.exec(lastUserText(messages));
   if (offersRecall && asked !== null) {
     return {

@@ -129,7 +129,7 @@ export function registerGateway(program: Command): void {
     .option('--no-metrics', 'do not serve Prometheus metrics at /metrics')
     .option(
       '--recall',
-      'offer the model the chatfold_recall tool and answer it from the full history (requests that do not stream)',
+      'offer the model the chatfold_recall tool and answer it from the full history (streamed or not)',
     )
     .option('--max-body-bytes <n>', 'largest request body accepted', parsePositiveInteger)
     .action(async (options: GatewayCliOptions) => {
