@@ -60,6 +60,7 @@ export function agentOptionsSchema(options: { readonly model: unknown; readonly 
     name: z.string().min(1).optional(),
     instructions: z.string().optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
+    recall: z.boolean().optional(),
     history: z.string().min(1).optional(),
     context: agentContextSchema.optional(),
     summarizer: modelSchema(options.summarizer).optional(),

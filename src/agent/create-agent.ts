@@ -12,6 +12,7 @@ import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
 import { chatfoldProviderOf, createLanguageModel, PROVIDER_KEYS } from './language-model.ts';
 import { modelWarnings } from './model-warnings.ts';
+import { RECALL_TOOL_NAME, recallAgentTool } from './recall-tool.ts';
 import { INSTRUCTIONS_METADATA_KEY, type RunContext, runLoop } from './run-loop.ts';
 import { agentEventOf } from './session-events.ts';
 import { streamingSummarizer } from './streaming-summarizer.ts';
@@ -119,7 +120,15 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
       : isSpec(options.summarizer)
         ? await createLanguageModel(options.summarizer)
         : options.summarizer;
-  const tools = (options.tools ?? {}) as Readonly<Record<string, AgentTool<unknown>>>;
+  // chatfold_recall answers from the session opened below (its tool is defined before it, so
+  // the definitions count against the budget from the first prompt).
+  let opened: Session | undefined;
+  const tools = {
+    ...(options.tools ?? {}),
+    ...(options.recall === true
+      ? { [RECALL_TOOL_NAME]: recallAgentTool({ history: (query) => (opened as Session).history(query) }) }
+      : {}),
+  } as Readonly<Record<string, AgentTool<unknown>>>;
   const { sdkTools, definitions } = await prepareTools(ai, tools);
 
   // The channel of the run or summary in progress: session events and summary deltas go there.
@@ -151,6 +160,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     ...contextToChatfoldOptions(options.context, options.history),
   });
   const session: Session = await chatfold.session(options.session ?? newSessionId());
+  opened = session;
   // Lists of sessions (`/sessions`, the web app) show which agent and model a session belongs to.
   if (hasSessionCatalog(chatfold.store)) {
     await chatfold.store.ensureSession(session.id, { agent: options.name ?? 'agent', model: label });

@@ -18,6 +18,8 @@ export { contextToChatfoldOptions } from './context-options.ts';
 export { createAgent, DEFAULT_MAX_STEPS, newSessionId } from './create-agent.ts';
 export { createLanguageModel, PROVIDER_KEYS, parseModelSpec } from './language-model.ts';
 export type { AgentWarning, UnknownModelWarning } from './model-warnings.ts';
+export type { RecallToolInput } from './recall-tool.ts';
+export { recallAgentTool } from './recall-tool.ts';
 export { ABORTED_TOOL_RESULT } from './run-loop.ts';
 export {
   deleteSession,

@@ -265,6 +265,12 @@ export interface AgentOptions {
   readonly instructions?: string;
   readonly tools?: Readonly<Record<string, AgentTool<unknown>>>;
   /**
+   * Offer the model `chatfold_recall` (issue 21): it asks for the messages a summary, omission
+   * marker or placeholder names by id, or searches the full history, and gets the originals
+   * back from the session — compaction it can undo. Default false.
+   */
+  readonly recall?: boolean;
+  /**
    * History strategy (seed 000 `history: summarize | truncate`): `summarize` and `truncate`
    * select the `agent-summarize` / `agent-truncate` policies when no `context.policy` is set;
    * another name replaces the policy's pipeline. Default: the policy's own pipeline.
