@@ -1,13 +1,16 @@
 /**
  * The web app's event loop during a long chat's first load (NFR-7.5, issue 23 item 5): p50 /
- * p99 of `GET /api/info` alone, then while `GET /api/sessions/:id` opens a 1,000-message
- * session for the first time (the session's agent is built and the history counted), over
- * real HTTP on 127.0.0.1 with the SQLite store. Imported by bench/web.ts; `node
- * bench/web-event-loop.ts` runs it alone.
+ * p99 of `GET /api/info` with the server idle and while `GET /api/sessions/:id` opens a
+ * 1,000-message session for the first time (the session's agent is built, the history read
+ * and counted), over real HTTP on 127.0.0.1 with the SQLite store. Idle windows and loads
+ * alternate (interleaved, the order flipping every round), and both are probed the same way:
+ * a request every 2 ms that does not wait for the previous answer. Imported by bench/web.ts;
+ * `node bench/web-event-loop.ts` runs it alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createAgent } from '../src/agent/create-agent.ts';
 import { startFakeProvider } from '../src/fake-provider/index.ts';
 import { sqliteStore } from '../src/stores/sqlite/index.ts';
@@ -16,7 +19,9 @@ import { startWebServer } from '../src/web/server/start-web-server.ts';
 
 const MESSAGES = 1000;
 const PROBE_EVERY_MS = 2;
-const LOADS = 5;
+const LOADS = 8;
+/** Probes of one idle window (about as many as one load gets answered). */
+const IDLE_PROBES = 40;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,16 +45,32 @@ function text(session: number, index: number): string {
 export interface EventLoopResult {
   readonly messages: number;
   readonly loads: number;
-  readonly alone: { readonly p50Ms: number; readonly p99Ms: number; readonly samples: number };
-  readonly duringLoad: {
-    readonly p50Ms: number;
-    readonly p99Ms: number;
-    readonly maxMs: number;
-    readonly samples: number;
-  };
-  /** Median time of a chat's first open (view, history, compactions) of a 1,000-message session. */
+  /** Probes while the server had nothing else to do (idle windows between the loads). */
+  readonly alone: LatencySummary;
+  /** Probes sent while a chat opened for the first time (all loads together). */
+  readonly duringLoad: LatencySummary;
+  /** `duringLoad` over `alone`, p50 and p99: 1 is flat. */
+  readonly ratio: { readonly p50: number; readonly p99: number };
+  /** Median time of a chat's first open (view, history, compactions) of a 1,000-message session, while probed. */
   readonly firstLoadMs: number;
+  /** The same with no probe running. */
+  readonly quietFirstLoadMs: number;
 }
+
+/** Latencies of `GET /api/info` probes, in milliseconds. */
+export interface LatencySummary {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly samples: number;
+}
+
+const summarize = (values: readonly number[]): LatencySummary => ({
+  p50Ms: percentile(values, 50),
+  p99Ms: percentile(values, 99),
+  maxMs: percentile(values, 100),
+  samples: values.length,
+});
 
 /** Measures `/api/info` latency alone and during first loads of 1,000-message sessions. */
 export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
@@ -57,7 +78,8 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
   const fake = await startFakeProvider({});
   const store = sqliteStore(join(dir, 'bench.db'));
   const ids: string[] = [];
-  for (let load = 0; load < LOADS + 1; load++) {
+  // LOADS opened while probed, LOADS opened with nothing else going on, one for the warm-up.
+  for (let load = 0; load < 2 * LOADS + 1; load++) {
     const id = `s-bench-${load}`;
     await store.ensureSession(id, { title: `Long chat ${load}` });
     await store.append(
@@ -101,21 +123,27 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
     await response.arrayBuffer();
     return performance.now() - start;
   };
-  /**
-   * Probes /api/info every few ms (open loop: a probe does not wait for the previous one, as
-   * other tabs and the page's own requests do not) until `until` settles; returns latencies.
-   */
-  const probe = async (until: Promise<unknown>): Promise<number[]> => {
-    const samples: Promise<number>[] = [];
-    let settled = false;
-    void until.finally(() => {
-      settled = true;
+  // The client runs in its own thread (a browser is not on the server's event loop).
+  const prober = new Worker(new URL('./web-event-loop-probe.ts', import.meta.url));
+  const probed = (): Promise<number[]> =>
+    new Promise((resolve, reject) => {
+      prober.once('error', reject);
+      prober.once('message', (latencies: number[]) => {
+        prober.off('error', reject);
+        resolve(latencies);
+      });
     });
-    while (!settled) {
-      samples.push(info());
-      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
-    }
-    return Promise.all(samples);
+  /** Probes /api/info from the worker until `until` settles or `count` probes were sent. */
+  const probe = async ({ until, count }: { until?: Promise<unknown>; count?: number }): Promise<number[]> => {
+    const latencies = probed();
+    prober.postMessage({
+      url: `${server.url}/api/info`,
+      everyMs: PROBE_EVERY_MS,
+      ...(count === undefined ? {} : { count }),
+    });
+    await until;
+    if (until !== undefined) prober.postMessage('stop');
+    return latencies;
   };
   /** The requests the page makes when a chat opens (chat view, full history, compactions). */
   const firstLoad = (id: string): Promise<unknown> =>
@@ -124,18 +152,38 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
         fetch(`${server.url}${path}`).then((response) => response.arrayBuffer()),
       ),
     );
-  // Warm-up: one first load (JIT, tokenizer tables), and /api/info.
-  await firstLoad(ids[LOADS] as string);
+  // Warm-up: one first load (JIT, tokenizer tables), and /api/info from both threads.
+  await firstLoad(ids[2 * LOADS] as string);
   for (let i = 0; i < 50; i++) await info();
+  await probe({ count: 50 });
   const alone: number[] = [];
-  for (let i = 0; i < 300; i++) alone.push(await info());
   const during: number[] = [];
   const loadTimes: number[] = [];
-  for (const id of ids.slice(0, LOADS)) {
+  const quietLoadTimes: number[] = [];
+  /** A first open with no probe running: what the open itself costs. */
+  const quietLoad = async (id: string): Promise<void> => {
+    const start = performance.now();
+    await firstLoad(id);
+    quietLoadTimes.push(performance.now() - start);
+  };
+  const idleWindow = async (): Promise<void> => {
+    alone.push(...(await probe({ count: IDLE_PROBES })));
+  };
+  const loadWindow = async (id: string): Promise<void> => {
     const start = performance.now();
     const load = firstLoad(id).then(() => loadTimes.push(performance.now() - start));
-    during.push(...(await probe(load)));
+    during.push(...(await probe({ until: load })));
+  };
+  // Interleaved, the order rotating every round (a busy neighbour hits all three alike).
+  for (let round = 0; round < LOADS; round++) {
+    const steps = [
+      idleWindow,
+      () => loadWindow(ids[round] as string),
+      () => quietLoad(ids[LOADS + round] as string),
+    ];
+    for (let i = 0; i < steps.length; i++) await steps[(i + round) % steps.length]?.();
   }
+  await prober.terminate();
   await server.close();
   await store.close();
   await fake.close();
@@ -143,14 +191,14 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
   return {
     messages: MESSAGES,
     loads: LOADS,
-    alone: { p50Ms: percentile(alone, 50), p99Ms: percentile(alone, 99), samples: alone.length },
-    duringLoad: {
-      p50Ms: percentile(during, 50),
-      p99Ms: percentile(during, 99),
-      maxMs: percentile(during, 100),
-      samples: during.length,
+    alone: summarize(alone),
+    duringLoad: summarize(during),
+    ratio: {
+      p50: Math.round((percentile(during, 50) / percentile(alone, 50)) * 10) / 10,
+      p99: Math.round((percentile(during, 99) / percentile(alone, 99)) * 10) / 10,
     },
     firstLoadMs: percentile(loadTimes, 50),
+    quietFirstLoadMs: percentile(quietLoadTimes, 50),
   };
 }
 
