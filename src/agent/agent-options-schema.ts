@@ -87,5 +87,15 @@ export function agentOptionsSchema(options: { readonly model: unknown; readonly 
         threshold: z.number().gt(0).lt(1).optional(),
       })
       .optional(),
+    turnLease: z
+      .union([
+        z.literal('off'),
+        z.strictObject({
+          label: z.string().min(1).optional(),
+          ttlMs: positiveInt.optional(),
+          renewMs: positiveInt.optional(),
+        }),
+      ])
+      .optional(),
   });
 }

@@ -5,6 +5,7 @@ import type { MessageInput, Provider } from '../messages/types.ts';
 import { parseOptions } from '../options/parse-options.ts';
 import { createChatfold } from '../session/create-chatfold.ts';
 import type { Session } from '../session/types.ts';
+import { acquireTurnLease, type TurnLease } from '../stores/shared/turn-lease.ts';
 import { hasSessionCatalog } from '../stores/types.ts';
 import { agentOptionsSchema, isModelSpecObject } from './agent-options-schema.ts';
 import { prepareTools } from './agent-tools.ts';
@@ -132,8 +133,11 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   const { sdkTools, definitions } = await prepareTools(ai, tools);
 
   // The channel of the run or summary in progress: session events and summary deltas go there.
-  let current: { channel: EventChannel<AgentEvent>; signal: AbortSignal } | undefined;
-  const forward = (event: AgentEvent): void => current?.channel.push(event);
+  // `settled`: its work is over (`done` sent) and only the lease is being given back.
+  let current: { channel: EventChannel<AgentEvent>; signal: AbortSignal; settled: boolean } | undefined;
+  const forward = (event: AgentEvent): void => {
+    if (current?.settled === false) current.channel.push(event);
+  };
   const summarizerId =
     options.summarizer === undefined
       ? label
@@ -186,6 +190,46 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     temperature: spec?.temperature,
   };
 
+  /**
+   * Takes the session's turn lease for one run or summary (across processes, issue 24 §5). When
+   * another process holds it, or the store cannot be asked, emits the `error` and `done` events
+   * that end the run and returns `'refused'`; undefined when leases are off.
+   */
+  async function leaseTurn(
+    lost: AbortController,
+    emit: (event: AgentEvent) => void,
+  ): Promise<TurnLease | 'refused' | undefined> {
+    const settings = options.turnLease;
+    if (settings === 'off') return undefined;
+    try {
+      return await acquireTurnLease(chatfold.store, session.id, {
+        label: settings?.label ?? `agent ${options.name ?? 'agent'}`,
+        ...(settings?.ttlMs === undefined ? {} : { ttlMs: settings.ttlMs }),
+        ...(settings?.renewMs === undefined ? {} : { renewMs: settings.renewMs }),
+        onLost: (reason) => {
+          if (lost.signal.aborted) return;
+          const why = reason instanceof Error ? reason.message : String(reason);
+          emit({
+            type: 'error',
+            code: 'E_BUSY',
+            message: `this turn stopped: it could not renew its hold on session ${session.id} (${why}); what it produced is kept`,
+            error: reason,
+          });
+          lost.abort(reason);
+        },
+      });
+    } catch (error) {
+      emit({
+        type: 'error',
+        code: ChatfoldError.isInstance(error) ? error.code : undefined,
+        message: error instanceof Error ? error.message : String(error),
+        error,
+      });
+      emit(doneEvent('error'));
+      return 'refused';
+    }
+  }
+
   /** Runs `work` with its own event channel; one run or summary at a time. */
   function stream(
     signal: AbortSignal | undefined,
@@ -206,9 +250,21 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
           channel.close();
           return channel[Symbol.asyncIterator]();
         }
-        const mine = { channel, signal: runSignal };
+        // The run also stops when its turn lease is lost (another process took the session over).
+        const lost = new AbortController();
+        const mine = { channel, signal: AbortSignal.any([runSignal, lost.signal]), settled: false };
         current = mine;
-        void work(runSignal, (event) => channel.push(event)).finally(() => {
+        const emit = (event: AgentEvent): void => channel.push(event);
+        void (async () => {
+          const lease = await leaseTurn(lost, emit);
+          if (lease === 'refused') return;
+          try {
+            await work(mine.signal, emit);
+          } finally {
+            mine.settled = true;
+            await lease?.release();
+          }
+        })().finally(() => {
           if (current === mine) current = undefined;
           channel.close();
         });

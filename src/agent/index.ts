@@ -41,6 +41,7 @@ export type {
   AgentProvider,
   AgentTool,
   AgentToolOutput,
+  AgentTurnLeaseOptions,
   CompactionEndEvent,
   CompactionErrorEvent,
   CompactionFallbackEvent,

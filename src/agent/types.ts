@@ -304,6 +304,25 @@ export interface AgentOptions {
    * model call. `chatfold serve` sets this; see `runCompactionWorker`.
    */
   readonly background?: ChatfoldOptions['background'];
+  /**
+   * One run or summary at a time per session across every process sharing the store (a
+   * terminal and a web tab, two terminals, two servers): each `run()` and `summarize()` takes
+   * the session's turn lease, renews it while it runs, and gives it back at `done`. While
+   * another process holds it the run appends nothing and ends with an `error` event of code
+   * `E_BUSY` saying who holds it. `'off'` when the caller takes the lease itself (`chatfold
+   * serve` does, to answer 409). Default: on, named after the agent.
+   */
+  readonly turnLease?: 'off' | AgentTurnLeaseOptions;
+}
+
+/** Settings of the turn lease an agent takes per run (`AgentOptions.turnLease`). */
+export interface AgentTurnLeaseOptions {
+  /** This program, as a refused process names it: `chatfold chat`. Default `agent NAME`. */
+  readonly label?: string;
+  /** Lifetime without renewal, in milliseconds (default 30,000). */
+  readonly ttlMs?: number;
+  /** Renewal period while a run lasts, in milliseconds (default 10,000). */
+  readonly renewMs?: number;
 }
 
 /** Options of one run. */

@@ -33,7 +33,8 @@ export type ChatfoldErrorCode =
   | 'E_MISSING_API_KEY'
   | 'E_QUEUE'
   | 'E_UNSUPPORTED_VERSION'
-  | 'E_INVALID_PLAN';
+  | 'E_INVALID_PLAN'
+  | 'E_BUSY';
 
 type Open = Readonly<Record<string, unknown>>;
 
@@ -134,6 +135,16 @@ export interface ChatfoldErrorDetailsMap {
   };
   /** A compaction plan that is not one (`applyCompactionPlan`): which field, what was expected. */
   readonly E_INVALID_PLAN: Open & { readonly where?: string | undefined };
+  /**
+   * Another process is running a turn or a summary in the session (its turn lease): which
+   * session, who holds it (`chatfold serve, pid 4242 on this machine`) and until when it holds
+   * it unless renewed (milliseconds since 1970).
+   */
+  readonly E_BUSY: Open & {
+    readonly sessionId?: string | undefined;
+    readonly holder?: string | undefined;
+    readonly expiresAt?: number | undefined;
+  };
 }
 
 /** Structured data that explains an error of code `C`. */

@@ -201,11 +201,26 @@ export interface SessionLeases {
   /**
    * Takes (or renews) the session's lease for `holder` for `ttlMs` from now.
    *
+   * @param replacing A holder judged dead (its process is gone): its lease is taken even before
+   *   it expires — only if it is still that holder's, so two processes replacing the same dead
+   *   holder cannot both win.
    * @returns true when `holder` holds it now; false while another holder's lease is live.
    */
-  acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean>;
+  acquireLease(sessionId: string, holder: string, ttlMs: number, replacing?: string): Promise<boolean>;
   /** Gives the lease back, if `holder` still holds it. */
   releaseLease(sessionId: string, holder: string): Promise<void>;
+  /**
+   * The session's lease as stored, expired or not (undefined when there is none): who holds a
+   * busy session, and whether its holder is still alive. Optional for custom stores.
+   */
+  currentLease?(sessionId: string): Promise<StoredLease | undefined>;
+}
+
+/** A session's turn lease as a store keeps it. */
+export interface StoredLease {
+  readonly holder: string;
+  /** Milliseconds since 1970. */
+  readonly expiresAt: number;
 }
 
 /** A store with every capability: what `memoryStore`, `jsonlStore`, `sqliteStore` and `postgresStore` return. */
@@ -214,7 +229,8 @@ export type FullStore = Store &
   MessageSearch &
   SettingsStore &
   SnapshotHistory &
-  SessionLeases;
+  SessionLeases &
+  Required<Pick<SessionLeases, 'currentLease'>>;
 
 const hasMethods = (store: Store, names: readonly string[]): boolean =>
   names.every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function');

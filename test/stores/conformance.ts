@@ -224,6 +224,20 @@ export function runStoreConformance(name: string, factory: () => Promise<StoreUn
       expect(await store.acquireLease('s', 'b', 60_000)).toBe(false);
     });
 
+    it('says who holds a lease, and replaces a live lease only when its exact holder is named as dead', async () => {
+      const { store } = await open();
+      expect(await store.currentLease('s')).toBeUndefined();
+      expect(await store.acquireLease('s', 'dead', 60_000)).toBe(true);
+      expect(await store.currentLease('s')).toEqual({ holder: 'dead', expiresAt: expect.any(Number) });
+      expect(await store.acquireLease('s', 'b', 60_000, 'someone else')).toBe(false);
+      expect(await store.acquireLease('s', 'b', 60_000, 'dead')).toBe(true);
+      // The dead holder's lease is gone: a second waiter naming it gets nothing.
+      expect(await store.acquireLease('s', 'c', 60_000, 'dead')).toBe(false);
+      expect((await store.currentLease('s'))?.holder).toBe('b');
+      await store.releaseLease('s', 'b');
+      expect(await store.currentLease('s')).toBeUndefined();
+    });
+
     it('gives a contended lease to exactly one of many concurrent holders, across instances (issue 24 §5)', async () => {
       const under = await open();
       const other = under.reopen === undefined ? under.store : await under.reopen();

@@ -174,10 +174,13 @@ export function createEventRenderer(terminal: Terminal): EventRenderer {
           break;
         case 'error': {
           // A request timeout says how to wait longer, in the command line's words.
+          // Refused because another process answers in the session: the line typed is not lost.
           const hint =
             ChatfoldError.isInstance(event.error) && typeof event.error.details.requestTimeoutMs === 'number'
               ? '; --timeout SECONDS waits longer'
-              : '';
+              : ChatfoldError.hasCode(event.error, 'E_BUSY') && terminal.isInteractive
+                ? ' (↑ brings your message back)'
+                : '';
           noticeLine(style.red(`✗ ${event.message}${hint}`));
           break;
         }

@@ -241,6 +241,8 @@ async function openAgent(
       : { context: definedOnly(loaded.file.context) as AgentContextOptions }),
     ...(loaded?.file.maxSteps === undefined ? {} : { maxSteps: loaded.file.maxSteps }),
     requestTimeoutMs: timeoutOption(options.timeout),
+    // A web tab or another terminal on the same store is told who is answering (E_BUSY).
+    turnLease: { label: 'chatfold chat' },
     ...(summarizer === undefined ? {} : { summarizer: definedOnly(summarizer) as AgentModelSpec }),
   });
   return { agent, discovered };

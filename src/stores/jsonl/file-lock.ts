@@ -13,12 +13,12 @@
  * the very file judged abandoned (same inode, mtime and content), so two waiters that both saw
  * it abandoned cannot delete a fresh lock that a third process took in between.
  */
-import { readFileSync } from 'node:fs';
 import { link, open, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { isRunning, readBootId } from '../shared/process-identity.ts';
 
 /** Defaults of {@link acquireFileLock}, exported so docs and tests can cite them. */
 export const FILE_LOCK_DEFAULTS = {
@@ -229,32 +229,6 @@ function parseHolder(content: string): Holder | undefined {
     return { pid, host, boot, token };
   } catch {
     return undefined; // created but not yet written (or torn by a crash): judged by age
-  }
-}
-
-/** True while `pid` is a live process; a zombie (killed, not yet reaped) is not. */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return codeOf(error) === 'EPERM'; // exists, owned by another user
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false; // vanished between the two checks
-  }
-}
-
-/** Linux boot id, so a lock left before a reboot is not mistaken for a live pid after it. */
-function readBootId(): string {
-  if (process.platform !== 'linux') return '';
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return ''; // no procfs (container without it): fall back to the age rule
   }
 }
 

@@ -20,6 +20,7 @@ import type {
   SnapshotInput,
   SnapshotKind,
   Store,
+  StoredLease,
   StoredMessage,
   WriteSnapshotOptions,
   WriteSnapshotResult,
@@ -95,7 +96,7 @@ export class JsonlStore implements Store {
     this.#now = now;
   }
 
-  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+  async acquireLease(sessionId: string, holder: string, ttlMs: number, replacing?: string): Promise<boolean> {
     const session = this.#session(sessionId);
     // Read and written under the session's file lock, so two processes cannot both take it.
     return this.#exclusive(session, async () => {
@@ -105,6 +106,7 @@ export class JsonlStore implements Store {
       const live =
         current !== undefined &&
         current.holder !== holder &&
+        current.holder !== replacing &&
         typeof current.expiresAt === 'number' &&
         current.expiresAt > now;
       if (live) return false;
@@ -112,6 +114,15 @@ export class JsonlStore implements Store {
       await writeFileAtomic(path, `${JSON.stringify(lease)}\n`, { fsync: false });
       return true;
     });
+  }
+
+  async currentLease(sessionId: string): Promise<StoredLease | undefined> {
+    const session = this.#session(sessionId);
+    const current = (await readJsonFile(join(session.folder, LEASE_FILE))) as
+      | { holder?: unknown; expiresAt?: unknown }
+      | undefined;
+    if (typeof current?.holder !== 'string' || typeof current.expiresAt !== 'number') return undefined;
+    return { holder: current.holder, expiresAt: current.expiresAt };
   }
 
   async releaseLease(sessionId: string, holder: string): Promise<void> {

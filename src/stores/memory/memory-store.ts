@@ -16,6 +16,7 @@ import type {
   SnapshotInput,
   SnapshotKind,
   Store,
+  StoredLease,
   StoredMessage,
   WriteSnapshotOptions,
   WriteSnapshotResult,
@@ -70,17 +71,28 @@ export class MemoryStore implements Store {
     return this.#info(session);
   }
 
-  async acquireLease(sessionId: string, holder: string, ttlMs: number): Promise<boolean> {
+  async acquireLease(sessionId: string, holder: string, ttlMs: number, replacing?: string): Promise<boolean> {
     checkSessionId(sessionId);
     const now = this.#now().getTime();
     const current = this.#leases.get(sessionId);
-    if (current !== undefined && current.holder !== holder && current.expiresAt > now) return false;
+    const taken =
+      current !== undefined &&
+      current.holder !== holder &&
+      current.holder !== replacing &&
+      current.expiresAt > now;
+    if (taken) return false;
     this.#leases.set(sessionId, { holder, expiresAt: now + Math.max(0, Math.floor(ttlMs)) });
     return true;
   }
 
   async releaseLease(sessionId: string, holder: string): Promise<void> {
     if (this.#leases.get(sessionId)?.holder === holder) this.#leases.delete(sessionId);
+  }
+
+  async currentLease(sessionId: string): Promise<StoredLease | undefined> {
+    checkSessionId(sessionId);
+    const lease = this.#leases.get(sessionId);
+    return lease === undefined ? undefined : { ...lease };
   }
 
   async getSession(sessionId: string): Promise<SessionInfo | undefined> {

@@ -109,6 +109,7 @@ export class AgentPool {
         ...(summarizer === undefined ? {} : { summarizer }),
         store,
         session: sessionId,
+        turnLease: 'off', // streamSessionRun takes it, to answer 409 before the stream starts
       },
       key: JSON.stringify([context, settings.summarizerModel]),
     };

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Agent, AgentEvent } from '../../agent/types.ts';
-import { type TurnLease, takeTurnLease } from '../../stores/shared/turn-lease.ts';
+import { ChatfoldError } from '../../errors/chatfold-error.ts';
+import { acquireTurnLease, describeLeaseHolder, type TurnLease } from '../../stores/shared/turn-lease.ts';
 import { HttpError } from './http-error.ts';
 import { streamAgentEvents } from './stream-events.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -53,18 +54,20 @@ export async function streamSessionRun(
   );
   let lease: TurnLease | undefined;
   try {
-    // Across processes too (issue 24 §5): another `chatfold serve` on the same store may be running one.
-    lease = await takeTurnLease(deps.store, sessionId, {
+    // Across processes too (issue 24 §5): another `chatfold serve` or a `chatfold chat` on the
+    // same store may be running one.
+    const held = await acquireTurnLease(deps.store, sessionId, {
+      label: 'chatfold serve',
       onLost: () => stop.abort(new DOMException('the session was taken over', 'AbortError')),
-    });
-    if (lease === undefined) {
+    }).catch((error: unknown) => {
+      if (!ChatfoldError.hasCode(error, 'E_BUSY')) throw error;
       throw new HttpError(
         409,
         'E_BUSY',
-        'a turn or a summary is already running in this session (on another server); wait for it to finish',
+        `a turn or a summary is already running in this session (in ${error.details.holder === undefined ? 'another process' : describeLeaseHolder(error.details.holder)}); wait for it to finish`,
       );
-    }
-    const held = lease;
+    });
+    lease = held;
     const agent = await deps.pool.agent(sessionId);
     return streamAgentEvents(context, {
       stop: stop.signal,
