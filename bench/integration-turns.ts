@@ -4,7 +4,10 @@
  * fake `fetch`, with 54 KB tool outputs (a file read per turn); the same through the AI SDK
  * middleware (`generateText` over a mock model). Reports the wrapper's own time
  * per turn (the fake answers at once) at turn 25 and turn 150 — medians of the 5 turns around
- * each — next to the raw client's. `--cpu-prof` profiles it; `--turns N` changes the length.
+ * each — next to the raw client's, and the mean of the 20 turns from 16 to 35 and of the last 20
+ * (what a turn costs with the compactions that fall in it: a session compacts every other turn
+ * here, so a median of 5 turns is either side of it). `--cpu-prof` profiles it; `--turns N`
+ * changes the length.
  *
  * `node bench/integration-turns.ts` writes `bench/results/integration-turns.json`.
  */
@@ -183,6 +186,8 @@ async function aiSdkLoop(middleware?: ReturnType<typeof chatfoldMiddleware>): Pr
 
 const around = (times: readonly number[], turn: number) =>
   median(times.slice(Math.max(0, turn - 3), Math.min(times.length, turn + 2)));
+const meanOf = (times: readonly number[]) =>
+  Math.round((times.reduce((sum, ms) => sum + ms, 0) / Math.max(1, times.length)) * 10) / 10;
 
 const subjects: Record<string, () => Promise<number[]>> = {
   raw: () => {
@@ -212,19 +217,43 @@ const subjects: Record<string, () => Promise<number[]>> = {
   },
 };
 
-const results: Record<string, { turn25: number; turn150: number; ratio: number; totalMs: number }> = {};
+interface TurnResult {
+  turn25: number;
+  turn150: number;
+  ratio: number;
+  /** Mean of turns 16–35 and of the last 20, and their ratio. */
+  mean25: number;
+  mean150: number;
+  meanRatio: number;
+  totalMs: number;
+}
+const results: Record<string, TurnResult> = {};
 for (const [name, run] of Object.entries(subjects)) {
   if (only !== undefined && only !== name) continue;
   const times = await run();
   const early = around(times, 25);
   const late = around(times, TURNS - 1);
-  results[name] = {
+  const mean25 = meanOf(times.slice(15, 35));
+  const mean150 = meanOf(times.slice(Math.max(0, TURNS - 20)));
+  const result: TurnResult = {
     turn25: early,
     turn150: late,
     ratio: Math.round((late / early) * 100) / 100,
+    mean25,
+    mean150,
+    meanRatio: Math.round((mean150 / mean25) * 100) / 100,
     totalMs: Math.round(times.reduce((sum, ms) => sum + ms, 0)),
   };
-  console.log(name.padEnd(17), `turn 25 ${early} ms`, `turn ${TURNS} ${late} ms`, `×${results[name].ratio}`);
+  results[name] = result;
+  console.log(
+    name.padEnd(17),
+    `turn 25 ${early} ms`,
+    `turn ${TURNS} ${late} ms`,
+    `×${result.ratio}`,
+    `| mean t16–35 ${mean25} ms`,
+    `last 20 ${mean150} ms`,
+    `×${result.meanRatio}`,
+  );
 }
 if (only === undefined) {
   writeFileSync(
