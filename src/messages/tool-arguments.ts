@@ -20,22 +20,34 @@ export function toolArguments(
   const parsed = cache?.table(PARSED);
   let value = parsed?.get(part);
   if (value === undefined) {
-    value = parseArgumentsObject(part.arguments);
+    value = readArguments(part.arguments).object;
     parsed?.set(part, value);
   }
   return value ?? undefined;
 }
 
-function parseArgumentsObject(text: string): Readonly<Record<string, JsonValue>> | null {
+/**
+ * Arguments text read once: why it cannot be a tool call's arguments (if it cannot) and the
+ * object it holds (null when it is not a JSON object). Validation and the readers of the
+ * arguments share this one parse through the cache tables.
+ */
+function readArguments(text: string): {
+  readonly fault: ToolArgumentsFault | undefined;
+  readonly object: Readonly<Record<string, JsonValue>> | null;
+} {
   // Arguments nested too deep are not used (MSG-4); validate reports them.
-  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) return null;
+  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) return { fault: 'too-deep', object: null };
+  let json: JsonValue;
   try {
-    const json = JSON.parse(text) as JsonValue;
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? json : null;
+    json = JSON.parse(text) as JsonValue;
   } catch {
     // Not JSON: no arguments object (validate reports it as invalid-tool-arguments).
-    return null;
+    return { fault: 'not-json', object: null };
   }
+  return {
+    fault: undefined,
+    object: typeof json === 'object' && json !== null && !Array.isArray(json) ? json : null,
+  };
 }
 
 /** What is wrong with tool-call arguments text: not JSON, or nested too deep (MSG-4). */
@@ -46,13 +58,7 @@ export type ToolArgumentsFault = 'not-json' | 'too-deep';
  * `MAX_NESTING_DEPTH` levels. Depth is measured before parsing, so nothing deep is built.
  */
 export function argumentsFault(text: string): ToolArgumentsFault | undefined {
-  if (jsonTextDepth(text) > MAX_NESTING_DEPTH) return 'too-deep';
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch {
-    return 'not-json';
-  }
+  return readArguments(text).fault;
 }
 
 const FAULTS = cacheTable(
@@ -68,7 +74,15 @@ export function toolArgumentsFault(part: ToolCallPart, cache?: EngineCache): Too
   const faults = cache?.table(FAULTS);
   let fault = faults?.get(part);
   if (fault === undefined) {
-    fault = argumentsFault(part.arguments) ?? null;
+    const parsed = cache?.table(PARSED);
+    // Arguments already read as an object are JSON within the depth limit.
+    if (parsed?.get(part) != null) fault = null;
+    else {
+      const read = readArguments(part.arguments);
+      fault = read.fault ?? null;
+      // The parse is kept for the readers (the ledger, supersede, recent files) that come next.
+      parsed?.set(part, read.object);
+    }
     faults?.set(part, fault);
   }
   return fault ?? undefined;

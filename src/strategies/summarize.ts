@@ -315,12 +315,28 @@ function protectedSpanTokens(
 ): number {
   let tokens = 0;
   for (const unit of units) {
-    if (unit.start < headEnd || unit.start >= tailStart) continue;
-    const group = messages.slice(unit.start, unit.end);
-    if (
-      group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)
-    )
-      for (const message of group) tokens += context.counter.countMessage(message);
+    if (unit.start < headEnd || unit.start >= tailStart || !holdsProtected(messages, unit, context)) continue;
+    for (let i = unit.start; i < unit.end; i++)
+      tokens += context.counter.countMessage(messages[i] as Message);
+  }
+  return tokens;
+}
+
+/** Whether a unit holds a protected message other than an earlier summary (it stays whole). */
+function holdsProtected(messages: readonly Message[], unit: MessageUnit, context: StrategyContext): boolean {
+  for (let i = unit.start; i < unit.end; i++) {
+    const message = messages[i] as Message;
+    if (context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined) return true;
+  }
+  return false;
+}
+
+/** Tokens of `messages`, counted until they reach `enough` (then a lower bound of their total). */
+function tokensUpTo(messages: readonly Message[], enough: number, context: StrategyContext): number {
+  let tokens = 0;
+  for (const message of messages) {
+    tokens += context.counter.countMessage(message);
+    if (tokens >= enough) break;
   }
   return tokens;
 }
@@ -355,13 +371,8 @@ async function summarizeOnce(
   // A protected message keeps its whole tool group: a call never loses its result (MSG-3).
   const keptInSpan = new Set<string>();
   for (const unit of units) {
-    if (unit.start < headEnd || unit.start >= tailStart) continue;
-    const group = messages.slice(unit.start, unit.end);
-    if (
-      group.some((message) => context.protectedIds.has(message.id) && summaryRecordOf(message) === undefined)
-    ) {
-      for (const message of group) keptInSpan.add(message.id);
-    }
+    if (unit.start < headEnd || unit.start >= tailStart || !holdsProtected(messages, unit, context)) continue;
+    for (let i = unit.start; i < unit.end; i++) keptInSpan.add((messages[i] as Message).id);
   }
   // An earlier summary in the head (a system summary sits before a kept goal) is merged too:
   // one summary, covering everything summarized so far (SUM-2).
@@ -408,7 +419,13 @@ async function summarizeOnce(
   // One request, sized to what the target leaves after the kept messages and the files.
   const room = Math.max(0, context.target - keptTokens - filesTokens - SUMMARY_MESSAGE_OVERHEAD);
   // A summary is at most half of what it replaces (it must compress), 15 % of the target and the room left.
-  const spanTokens = toSummarize.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
+  // Only as far as it can matter: past twice the larger of the floor and the other limits, the
+  // span's half no longer bounds anything (a long span is not counted message by message).
+  const spanTokens = tokensUpTo(
+    toSummarize,
+    2 * Math.max(MIN_SUMMARY_TOKENS, Math.min(room, Math.floor(context.target * SUMMARY_SHARE_OF_TARGET))),
+    context,
+  );
   const maxTokens =
     options.maxSummaryTokens ??
     Math.max(

@@ -116,8 +116,22 @@ const GROUP_OF: Readonly<Record<FactKind, FactGroup>> = {
   numbers: 'numbers',
   errors: 'errors',
 };
-/** A message's facts of each group scanned so far (a scan fills every list of its group). */
-type MessageFacts = Partial<Record<FactKind, string[]>>;
+/**
+ * A message's facts of each group scanned so far (a scan fills every list of its group).
+ * Every kind is a key from the start, so all records share one shape (fast to read in a loop
+ * over every message of a long span).
+ */
+type MessageFacts = Record<FactKind, string[] | undefined>;
+const noFactsYet = (): MessageFacts => ({
+  filesRead: undefined,
+  filesModified: undefined,
+  commands: undefined,
+  pathsMentioned: undefined,
+  urls: undefined,
+  identifiers: undefined,
+  numbers: undefined,
+  errors: undefined,
+});
 const FACTS = cacheTable('summarize.ledger-facts', () => new WeakMap<Message, MessageFacts>());
 
 /**
@@ -199,7 +213,10 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
     case 'urls': {
       const urls = list('urls');
       walkMessage(message, cache, (text) => {
-        for (const match of scanWindow(text).matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
+        const window = scanWindow(text);
+        // Every URL has a `://`: a text without one (most outputs) skips the pattern.
+        if (!window.includes('://')) return;
+        for (const match of window.matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
       });
       return;
     }
@@ -245,15 +262,12 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
 function messageFacts(
   message: Message,
   key: FactKind,
-  factsByMessage: WeakMap<Message, MessageFacts>,
+  facts: MessageFacts,
   cache: EngineCache,
 ): readonly string[] {
-  let facts = factsByMessage.get(message);
-  if (facts === undefined) {
-    facts = {};
-    factsByMessage.set(message, facts);
-  }
-  if (facts[key] === undefined) scanGroup(message, GROUP_OF[key], facts, cache);
+  const known = facts[key];
+  if (known !== undefined) return known;
+  scanGroup(message, GROUP_OF[key], facts, cache);
   return facts[key] ?? [];
 }
 
@@ -286,25 +300,41 @@ export function extractLedger(
   );
   // A kind stays open until it is full and one more fact shows that older ones are left out.
   let open: FactKind[] = LEDGER_KEYS.filter((key) => caps[key] > 0);
+  // Set when a list reaches its cap: only then can a kind close (see `isOpen`).
+  let full = false;
   const take = (key: FactKind, items: readonly string[]): void => {
+    if (items.length === 0) return;
     const cap = caps[key];
     const list = newestFirst[key];
+    const seenOfKey = seen[key];
     for (let i = items.length - 1; i >= 0; i--) {
       const item = items[i] as string;
-      if (item === '' || seen[key].has(item)) continue;
+      if (item === '' || seenOfKey.has(item)) continue;
       if (list.length >= cap) {
         leftOut.add(key);
+        full = true;
         return;
       }
-      seen[key].add(item);
+      seenOfKey.add(item);
       list.push(item);
     }
+    if (list.length >= cap) full = true;
   };
   const isOpen = (key: FactKind): boolean => !(newestFirst[key].length >= caps[key] && leftOut.has(key));
+  // One lookup of a message's facts per message, not per kind (this loop visits every message
+  // of a span whose kinds never fill).
   for (let m = messages.length - 1; m >= 0 && open.length > 0; m--) {
     const message = messages[m] as Message;
-    for (const key of open) take(key, messageFacts(message, key, factsByMessage, cache));
-    open = open.filter(isOpen);
+    let facts = factsByMessage.get(message);
+    if (facts === undefined) {
+      facts = noFactsYet();
+      factsByMessage.set(message, facts);
+    }
+    for (const key of open) take(key, messageFacts(message, key, facts, cache));
+    if (full) {
+      open = open.filter(isOpen);
+      full = false;
+    }
   }
   // Records written before a kind existed lack its list.
   for (const key of open) take(key, previous[key] ?? []);

@@ -85,7 +85,10 @@ export function outputSignals(part: ToolResultPart, cache?: EngineCache): Output
     const text = toolResultText(part);
     signals = {
       text,
-      isTruncated: hasTruncationNotice(text) || (LINE_2000.test(text) && !LINE_2001.test(text)),
+      isTruncated:
+        hasTruncationNotice(text) ||
+        // A plain search first: most outputs have no `2000` at all.
+        (text.includes('2000') && LINE_2000.test(text) && !LINE_2001.test(text)),
       isBackReference: BACK_REFERENCES.some((pattern) => pattern.test(text)),
       looksFailed: FAILURES.some((pattern) => pattern.test(text)),
       isStub: text.startsWith(SUPERSEDED_PREFIX),
