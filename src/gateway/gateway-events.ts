@@ -3,6 +3,7 @@
  * went differently. Events carry sizes, ids and timings — never message content or keys — so
  * they can be logged as they are.
  */
+import type { SessionFallbackKind } from './session-fallbacks.ts';
 
 /** One event of a gateway. */
 export type GatewayEvent =
@@ -62,6 +63,21 @@ export type GatewayEvent =
       readonly type: 'reply-not-recorded';
       readonly sessionId: string;
       readonly reason: string;
+      /** The store error's code or name, when a store error was the reason. */
+      readonly code?: string;
+    }
+  | {
+      /**
+       * A session took a fallback or survived a failure (a summary fell back to the extractive
+       * one, the summarizer backs off, a broken history was repaired for sending, a background
+       * write failed…): which, with counts and codes only.
+       */
+      readonly type: 'session-fallback';
+      readonly sessionId: string;
+      readonly event: SessionFallbackKind;
+      readonly detail: Readonly<Record<string, string | number>>;
+      /** The error's code or name, when there was an error. */
+      readonly code?: string;
     }
   /** The model called `chatfold_recall`; the gateway answered from the store and asked again. */
   | { readonly type: 'recall'; readonly sessionId: string; readonly calls: number }

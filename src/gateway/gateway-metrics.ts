@@ -84,6 +84,12 @@ export function createGatewayMetrics({
     help: 'chatfold_recall calls the gateway answered from the full history.',
     registers: [registry],
   });
+  const fallbacks = new Counter({
+    name: `${prefix}fallbacks_total`,
+    help: 'Fallbacks taken and failures survived, by kind (a session event, reply-not-recorded, recall-failed).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     contentType: registry.contentType,
@@ -121,6 +127,13 @@ export function createGatewayMetrics({
           return;
         case 'recall':
           recalls.inc(event.calls);
+          return;
+        case 'session-fallback':
+          fallbacks.inc({ kind: event.event });
+          return;
+        case 'reply-not-recorded':
+        case 'recall-failed':
+          fallbacks.inc({ kind: event.type });
           return;
         default:
           return;

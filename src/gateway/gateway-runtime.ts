@@ -23,6 +23,7 @@ import { type ConversationMap, createConversationMap, gatewayMessageId } from '.
 import { type GatewayConfig, type GatewayProfile, profileFor } from './gateway-config.ts';
 import type { GatewayEvent, GatewayEventListener } from './gateway-events.ts';
 import { createOpenAIHistoryCache, type OpenAIHistoryCache } from './openai-history-cache.ts';
+import { sessionFallbackEvent } from './session-fallbacks.ts';
 import {
   sendUpstream,
   type UpstreamAuth,
@@ -210,6 +211,8 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
       ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
       ...(options.background === undefined ? {} : { background: options.background }),
       onEvent: (event: SessionEvent, sessionId: string) => {
+        const fallback = sessionFallbackEvent(event, sessionId);
+        if (fallback !== undefined) emit(fallback);
         if (event.type === 'compaction-end') {
           const report = event.report;
           emit({

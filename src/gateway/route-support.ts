@@ -9,6 +9,7 @@ import type { GatewayEvent } from './gateway-events.ts';
 import { type Forwarded, type GatewayRuntime, isCompacted } from './gateway-runtime.ts';
 import type { UpstreamAnswer } from './openai-recall.ts';
 import { recallFailureReason } from './recall-stream.ts';
+import { errorCode } from './session-fallbacks.ts';
 import { createSseReader, type SseEvent } from './sse-reader.ts';
 import { passedResponseHeaders, type UpstreamFormat } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
@@ -53,8 +54,13 @@ export function streamThrough(
         reader.end();
         try {
           await onEnd();
-        } catch {
-          runtime.emit({ type: 'reply-not-recorded', sessionId, reason: 'store error' });
+        } catch (error) {
+          runtime.emit({
+            type: 'reply-not-recorded',
+            sessionId,
+            reason: 'store error',
+            code: errorCode(error),
+          });
         }
       },
     }),
@@ -197,8 +203,13 @@ export async function answerForwarded<R extends WireReply>({
   }
   try {
     await record(reply ?? {}, reply === undefined ? undefined : reader.toMessage(reply));
-  } catch {
-    runtime.emit({ type: 'reply-not-recorded', sessionId: conversation.sessionId, reason: 'store error' });
+  } catch (error) {
+    runtime.emit({
+      type: 'reply-not-recorded',
+      sessionId: conversation.sessionId,
+      reason: 'store error',
+      code: errorCode(error),
+    });
   }
   report(answer.status);
   return new Response(answer.text, { status: answer.status, headers });
