@@ -3,7 +3,7 @@ import type { BpeRanks } from './bpe-ranks.ts';
 /**
  * Pieces up to this many bytes merge by scanning for the lowest-ranked pair, as the reference
  * tokenizer does (quadratic, fastest for the short words that make up nearly all text); longer
- * ones through a heap (n log n, TOK-8).
+ * ones through a queue of buckets by rank (about linear, TOK-8).
  */
 export const SCAN_MERGE_MAX_BYTES = 64;
 
@@ -18,7 +18,8 @@ type RankOf = (start: number, end: number) => number;
  * The number of tokens byte-pair encoding makes of one pre-token that is not itself a token
  * (TOK-2): repeatedly merge the adjacent pair with the lowest rank, the leftmost on a tie, as
  * OpenAI's tiktoken does. Counts are exact for any length: a pre-token of a million repeated
- * characters merges in O(n log n) (TOK-8), where the reference's scan takes minutes.
+ * characters merges in about linear time (TOK-8, issue 19 §3), where the reference's scan
+ * takes minutes.
  *
  * @param piece - A well-formed pre-token (no lone surrogates).
  * @param ranks - The encoding.
@@ -32,7 +33,7 @@ export function countBytePairs(piece: string, ranks: BpeRanks): number {
     // Bytes are characters: a byte range is the same range of the string.
     const rank: RankOf = (start, end) =>
       end - start > maxTokenBytes ? NONE : ranks.rankOf(piece, start, end);
-    return merge(piece.length, rank);
+    return merge(piece.length, rank, ranks.size, (index) => piece.charCodeAt(index));
   }
   const bytes = utf8.encode(piece);
   // UTF-16 offset of each byte offset that starts a character (or the end), else -1: a range
@@ -54,12 +55,12 @@ export function countBytePairs(piece: string, ranks: BpeRanks): number {
     for (let i = start; i < end; i++) key += String.fromCharCode(bytes[i] as number);
     return ranks.rankOfBytes(key);
   };
-  return merge(bytes.length, rank);
+  return merge(bytes.length, rank, ranks.size, (index) => bytes[index] as number);
 }
 
-function merge(length: number, rank: RankOf): number {
+function merge(length: number, rank: RankOf, size: number, byteAt: (index: number) => number): number {
   if (length < 2) return length;
-  return length <= SCAN_MERGE_MAX_BYTES ? scanMerge(length, rank) : heapMerge(length, rank);
+  return length <= SCAN_MERGE_MAX_BYTES ? scanMerge(length, rank) : queueMerge(length, rank, size, byteAt);
 }
 
 /** The reference algorithm: find the lowest pair, merge, recompute its two neighbours. */
@@ -88,75 +89,229 @@ function scanMerge(length: number, rank: RankOf): number {
   return starts.length - 1;
 }
 
-/** Heap entries pack `rank * 2^32 + start`: the smallest is the lowest rank, then the leftmost. */
+/** Side-queue entries pack `rank * 2^32 + start`: the smallest is the lowest rank, then the leftmost. */
 const START_SPAN = 2 ** 32;
 
 /**
- * The same merges in O(n log n): parts form a linked list over byte offsets, candidate pairs sit
- * in a binary heap, and an entry whose pair has since changed is skipped when popped. Ranks are
- * unique per byte string, so an entry is current exactly when its part still starts there and
- * the pair starting there still has its rank.
+ * Queue heads by rank, shared by all calls (grown to the largest encoding): -1 between calls,
+ * because every call drains its queue, and an emptied bucket's head is -1 again.
  */
-function heapMerge(length: number, rank: RankOf): number {
+let bucketHeads = new Int32Array(0);
+let bucketTails = new Int32Array(0);
+
+/**
+ * The same merges as {@link scanMerge} in about linear time (TOK-8, issue 19 §3: a run of a
+ * million characters without a break). Parts form a linked list over byte offsets. Candidate
+ * pairs wait in one bucket per rank — a list of starts, left to right — and the buckets that
+ * hold any in a small heap of their ranks: the next merge is the lowest rank's leftmost start,
+ * as the reference picks it. Nearly every pair joins its bucket to the right of the ones there
+ * (pairs are found left to right, and a merge adds pairs at its own start and its left
+ * neighbour's); one that does not goes to a side heap, and the next merge is the smaller of the
+ * two heads. (No text tried, with the shipped encodings or random vocabularies, has needed the
+ * side heap; it keeps the order exact without relying on that.) An entry whose pair has since changed is skipped when it comes up: ranks are unique
+ * per byte string, so an entry is current exactly when its part still starts there and the pair
+ * starting there still has its rank.
+ *
+ * A pair's rank depends only on the ranks of its two parts (the token is their bytes joined), so
+ * it is looked up once per pair of ranks in a small open-addressing table, not by hashing the
+ * bytes of every candidate (a run of one letter meets the same few pairs a million times).
+ */
+function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: number) => number): number {
   const next = new Int32Array(length); // start of the following part (length at the end)
   const prev = new Int32Array(length); // start of the preceding part (-1 at the start)
   const pairRank = new Int32Array(length).fill(NONE); // rank of the pair starting here
+  const partRank = new Int32Array(length); // rank of the part starting here (NONE: not a token)
   const isStart = new Uint8Array(length).fill(1);
-  let heap = new Float64Array(Math.max(16, length));
-  let size = 0;
-  const push = (value: number): void => {
-    if (size === heap.length) {
-      const grown = new Float64Array(heap.length * 2);
-      grown.set(heap);
-      heap = grown;
+
+  // Pair ranks by the ranks of the two parts (NONE cached too); -1 keys mark empty slots.
+  let slots = 1 << 10;
+  let used = 0;
+  let lefts = new Int32Array(slots).fill(-1);
+  let rights = new Int32Array(slots);
+  let values = new Int32Array(slots);
+  const slotOf = (left: number, right: number, mask: number): number =>
+    (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) & mask;
+  const grow = (): void => {
+    const [oldLefts, oldRights, oldValues] = [lefts, rights, values];
+    slots *= 2;
+    lefts = new Int32Array(slots).fill(-1);
+    rights = new Int32Array(slots);
+    values = new Int32Array(slots);
+    for (let i = 0; i < oldLefts.length; i++) {
+      const left = oldLefts[i] as number;
+      if (left === -1) continue;
+      const right = oldRights[i] as number;
+      let slot = slotOf(left, right, slots - 1);
+      while (lefts[slot] !== -1) slot = (slot + 1) & (slots - 1);
+      lefts[slot] = left;
+      rights[slot] = right;
+      values[slot] = oldValues[i] as number;
     }
-    let i = size++;
+  };
+  /** The rank of the pair starting at part `start`, NONE when it is no token or the last part. */
+  const pairAt = (start: number): number => {
+    const second = next[start] as number;
+    if (second >= length) return NONE;
+    const left = partRank[start] as number;
+    const right = partRank[second] as number;
+    if (left === NONE || right === NONE) return rank(start, next[second] as number);
+    const mask = slots - 1;
+    let slot = slotOf(left, right, mask);
+    for (;;) {
+      const key = lefts[slot] as number;
+      if (key === -1) break;
+      if (key === left && rights[slot] === right) return values[slot] as number;
+      slot = (slot + 1) & mask;
+    }
+    const value = rank(start, next[second] as number);
+    lefts[slot] = left;
+    rights[slot] = right;
+    values[slot] = value;
+    if (++used * 2 > slots) grow();
+    return value;
+  };
+
+  // Buckets: entries are starts in a pool (a pair is queued at most once per pair found: at
+  // most length - 1 at first and two per merge).
+  if (bucketHeads.length < size) {
+    bucketHeads = new Int32Array(size).fill(-1);
+    bucketTails = new Int32Array(size);
+  }
+  const heads = bucketHeads;
+  const tails = bucketTails;
+  const entryStart = new Int32Array(3 * length);
+  const entryNext = new Int32Array(3 * length);
+  let entries = 0;
+  // Ranks of the non-empty buckets, a binary min-heap.
+  let rankHeap = new Int32Array(64);
+  let rankCount = 0;
+  // Entries queued left of their bucket's tail, packed as START_SPAN says.
+  let side = new Float64Array(16);
+  let sideCount = 0;
+
+  const pushRank = (value: number): void => {
+    if (rankCount === rankHeap.length) {
+      const grown = new Int32Array(rankHeap.length * 2);
+      grown.set(rankHeap);
+      rankHeap = grown;
+    }
+    let i = rankCount++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if ((heap[parent] as number) <= value) break;
-      heap[i] = heap[parent] as number;
+      if ((rankHeap[parent] as number) <= value) break;
+      rankHeap[i] = rankHeap[parent] as number;
       i = parent;
     }
-    heap[i] = value;
+    rankHeap[i] = value;
   };
-  const pop = (): number => {
-    const top = heap[0] as number;
-    const last = heap[--size] as number;
+  const popRank = (): void => {
+    const last = rankHeap[--rankCount] as number;
     let i = 0;
     for (;;) {
       let child = 2 * i + 1;
-      if (child >= size) break;
-      if (child + 1 < size && (heap[child + 1] as number) < (heap[child] as number)) child++;
-      if ((heap[child] as number) >= last) break;
-      heap[i] = heap[child] as number;
+      if (child >= rankCount) break;
+      if (child + 1 < rankCount && (rankHeap[child + 1] as number) < (rankHeap[child] as number)) child++;
+      if ((rankHeap[child] as number) >= last) break;
+      rankHeap[i] = rankHeap[child] as number;
       i = child;
     }
-    heap[i] = last;
-    return top;
+    rankHeap[i] = last;
+  };
+  const pushSide = (value: number): void => {
+    if (sideCount === side.length) {
+      const grown = new Float64Array(side.length * 2);
+      grown.set(side);
+      side = grown;
+    }
+    let i = sideCount++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if ((side[parent] as number) <= value) break;
+      side[i] = side[parent] as number;
+      i = parent;
+    }
+    side[i] = value;
+  };
+  const popSide = (): void => {
+    const last = side[--sideCount] as number;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= sideCount) break;
+      if (child + 1 < sideCount && (side[child + 1] as number) < (side[child] as number)) child++;
+      if ((side[child] as number) >= last) break;
+      side[i] = side[child] as number;
+      i = child;
+    }
+    side[i] = last;
+  };
+  const enqueue = (value: number, start: number): void => {
+    const head = heads[value] as number;
+    if (head !== -1 && start < (entryStart[tails[value] as number] as number)) {
+      pushSide(value * START_SPAN + start);
+      return;
+    }
+    const entry = entries++;
+    entryStart[entry] = start;
+    entryNext[entry] = -1;
+    if (head === -1) {
+      heads[value] = entry;
+      pushRank(value);
+    } else entryNext[tails[value] as number] = entry;
+    tails[value] = entry;
   };
   /** Recomputes the pair starting at part `start` (with the part after it) and queues it. */
   const update = (start: number): void => {
-    const second = next[start] as number;
-    const value = second >= length ? NONE : rank(start, next[second] as number);
+    const value = pairAt(start);
     pairRank[start] = value;
-    if (value !== NONE) push(value * START_SPAN + start);
+    if (value !== NONE) enqueue(value, start);
   };
+
+  // Single bytes by value: every byte-level encoding has all 256, but NONE is handled anyway.
+  const byteRanks = new Int32Array(256).fill(-2);
   for (let i = 0; i < length; i++) {
     next[i] = i + 1;
     prev[i] = i - 1;
+    const byte = byteAt(i);
+    let value = byteRanks[byte] as number;
+    if (value === -2) {
+      value = rank(i, i + 1);
+      byteRanks[byte] = value;
+    }
+    partRank[i] = value;
   }
   for (let i = 0; i + 1 < length; i++) update(i);
   let parts = length;
-  while (size > 0) {
-    const entry = pop();
-    const start = entry % START_SPAN;
-    const value = (entry - start) / START_SPAN;
+  for (;;) {
+    let value: number;
+    let start: number;
+    if (rankCount > 0) {
+      value = rankHeap[0] as number;
+      const head = heads[value] as number;
+      start = entryStart[head] as number;
+      if (sideCount > 0 && (side[0] as number) < value * START_SPAN + start) {
+        const top = side[0] as number;
+        popSide();
+        start = top % START_SPAN;
+        value = (top - start) / START_SPAN;
+      } else {
+        const following = entryNext[head] as number;
+        heads[value] = following;
+        if (following === -1) popRank();
+      }
+    } else if (sideCount > 0) {
+      const top = side[0] as number;
+      popSide();
+      start = top % START_SPAN;
+      value = (top - start) / START_SPAN;
+    } else break;
     if (isStart[start] === 0 || pairRank[start] !== value) continue;
     const gone = next[start] as number;
     isStart[gone] = 0;
     const after = next[gone] as number;
     next[start] = after;
     if (after < length) prev[after] = start;
+    partRank[start] = value;
     parts--;
     update(start);
     const before = prev[start] as number;

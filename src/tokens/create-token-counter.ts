@@ -13,7 +13,7 @@ import {
 } from './chat-format.ts';
 import { createCountCache } from './count-cache.ts';
 import { type EncodingName, loadEncoding, type TextEncoder } from './encodings.ts';
-import { attachmentText, legacyFunctionName, messageKey } from './message-key.ts';
+import { attachmentText, legacyFunctionName, messageKey, textKey } from './message-key.ts';
 import { renderFunctionNamespace } from './openai-tool-prompt.ts';
 import { createPrefixMemo, type ListCount } from './prefix-memo.ts';
 import { checkToolChoice, toolChoiceTokens } from './tool-choice.ts';
@@ -263,7 +263,7 @@ export function createTokenCounter({
     cache,
     countText: (text) => {
       if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
-      return byContent.remember(`t\u0000${contentHash(text)}\u0000${text.length}`, () => scale(encode(text)));
+      return byContent.remember(textKey(text), () => scale(encode(text)));
     },
     countMessage: (message) => countMessage(message),
     count(input, options = {}): TokenCount {

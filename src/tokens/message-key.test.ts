@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message, Part } from '../messages/types.ts';
-import { messageKey } from './message-key.ts';
+import { messageKey, PieceHasher, textKey } from './message-key.ts';
 
 const base: Message = { id: 'a', role: 'assistant', createdAt: '2026-01-01T00:00:00Z', parts: [] };
 const withParts = (parts: Part[], extra: Partial<Message> = {}): Message => ({ ...base, ...extra, parts });
@@ -71,5 +71,59 @@ describe('messageKey (TOK-6)', () => {
         },
       ),
     );
+  });
+});
+
+/** The hash of `PieceHasher.add` computed from `charCodeAt` alone (the path without `Buffer`). */
+function referenceHash(texts: readonly string[]): [number, number] {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (const text of texts) {
+    h1 = Math.imul(h1 ^ text.length, 2654435761);
+    h2 = Math.imul(h2 ^ text.length, 1597334677);
+    for (let word = 0; word * 2 < text.length; word++) {
+      const low = text.charCodeAt(word * 2);
+      const value = word * 2 + 1 < text.length ? low | (text.charCodeAt(word * 2 + 1) << 16) : low;
+      if (word % 2 === 0) h1 = Math.imul(h1 ^ value, 2654435761);
+      else h2 = Math.imul(h2 ^ value, 1597334677);
+    }
+  }
+  return [h1, h2];
+}
+
+const hashOf = (texts: readonly string[]): [number, number] => {
+  const hasher = new PieceHasher();
+  for (const text of texts) hasher.add(text);
+  return [hasher.h1, hasher.h2];
+};
+
+describe('PieceHasher (issue 19 §3)', () => {
+  it('hashes long texts through the native copy to the same words as charCodeAt (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map(String.fromCharCode), maxLength: 300 }),
+          {
+            maxLength: 4,
+          },
+        ),
+        (texts) => {
+          expect(hashOf(texts)).toEqual(referenceHash(texts));
+        },
+      ),
+    );
+  });
+
+  it('carries word parity across the copy chunks of texts longer than one chunk', () => {
+    for (const length of [65_535, 65_536, 65_537, 100_001]) {
+      const text = Array.from({ length }, (_, i) => String.fromCharCode((i * 7919) % 0xffff)).join('');
+      expect(hashOf([text, 'x'])).toEqual(referenceHash([text, 'x']));
+    }
+  });
+
+  it('keys a text by its content and length (textKey)', () => {
+    expect(textKey('a'.repeat(600))).toBe(textKey('a'.repeat(600)));
+    expect(textKey('a'.repeat(600))).not.toBe(textKey('a'.repeat(601)));
+    expect(textKey('a'.repeat(600))).toMatch(/^t[0-9a-f]{16}$/);
   });
 });
