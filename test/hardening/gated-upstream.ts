@@ -47,6 +47,10 @@ export async function startGatedUpstream(): Promise<GatedUpstream> {
   let hold: { arrived: () => void; released: Promise<void>; release: () => void } | undefined;
   let held: (() => void) | undefined;
   const server = createServer(async (request, response) => {
+    if (request.method !== 'POST') {
+      response.writeHead(404).end(); // a client's reachability probe (`chatfold chat` GETs /v1/models)
+      return;
+    }
     const body = await readJson(request);
     const messages = body.messages ?? [];
     const last = messages.at(-1) as { role?: string } | undefined;
