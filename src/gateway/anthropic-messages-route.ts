@@ -11,14 +11,13 @@ import { contentHash } from '../messages/content-hash.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import { type AnthropicToolDefinition, toolsFromAnthropic } from '../messages/tools/anthropic-tools.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
-import { anthropicRecallBody, anthropicRecallTool, resolveAnthropicRecall } from './anthropic-recall.ts';
-import { anthropicStreamRounds } from './anthropic-recall-stream.ts';
+import { anthropicRecallTool, resolveAnthropicRecall } from './anthropic-recall.ts';
+import { streamAnthropicRecall } from './anthropic-recall-stream.ts';
 import { type AnthropicReply, anthropicReplyFromMessage, collectAnthropicStream } from './anthropic-reply.ts';
 import type { GatewayOptions } from './create-gateway.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
-import { streamRecallRounds } from './recall-stream.ts';
 import { recallToolDefinition } from './recall-tool.ts';
 import { answerForwarded, readJsonBody } from './route-support.ts';
 import {
@@ -138,6 +137,15 @@ export async function anthropicMessages(
     return forwardErrorResponse(runtime, 'anthropic', model, error);
   }
   const { system: _system, messages: _messages, ...withoutHistory } = sent;
+  // What a recall round needs: the projection and the request body as they were sent.
+  const rounds = {
+    runtime,
+    conversation: forwarded.conversation,
+    projection: forwarded.prepared.messages,
+    body: withoutHistory,
+    incoming: context.get('incoming'),
+    signal: context.req.raw.signal,
+  };
   return answerForwarded({
     runtime,
     format: 'anthropic',
@@ -151,40 +159,8 @@ export async function anthropicMessages(
       parse: anthropicReplyFromMessage,
       toMessage: (reply) => neutralReply(runtime, reply),
     },
-    streamRecall: recall
-      ? (first) =>
-          streamRecallRounds(
-            {
-              runtime,
-              sessionId: forwarded.conversation.sessionId,
-              first,
-              incoming: context.get('incoming'),
-              signal: context.req.raw.signal,
-            },
-            {
-              format: 'anthropic',
-              path: '/messages',
-              round: anthropicStreamRounds(forwarded.conversation),
-              body: anthropicRecallBody({
-                conversation: forwarded.conversation,
-                projection: forwarded.prepared.messages,
-                body: withoutHistory,
-              }),
-            },
-          )
-      : undefined,
-    recall: recall
-      ? (first) =>
-          resolveAnthropicRecall({
-            runtime,
-            conversation: forwarded.conversation,
-            projection: forwarded.prepared.messages,
-            body: withoutHistory,
-            first,
-            incoming: context.get('incoming'),
-            signal: context.req.raw.signal,
-          })
-      : undefined,
+    streamRecall: recall ? (first) => streamAnthropicRecall({ ...rounds, first }) : undefined,
+    recall: recall ? (first) => resolveAnthropicRecall({ ...rounds, first }) : undefined,
   });
 }
 

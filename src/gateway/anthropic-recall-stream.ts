@@ -5,10 +5,11 @@
  * `message_stop` held back until it is known whether another round follows; later rounds'
  * `message_start` is not sent, so the client reads one message.
  */
-import { anthropicRecallTurns } from './anthropic-recall.ts';
+import { anthropicRecallBody, anthropicRecallTurns } from './anthropic-recall.ts';
 import { collectAnthropicStream } from './anthropic-reply.ts';
 import type { Conversation } from './gateway-runtime.ts';
-import type { StreamRound } from './recall-stream.ts';
+import type { RecallRounds } from './openai-recall.ts';
+import { type StreamRound, streamRecallRounds } from './recall-stream.ts';
 import { RECALL_TOOL_NAME } from './recall-tool.ts';
 import type { SseEvent } from './sse-reader.ts';
 
@@ -93,4 +94,21 @@ export function anthropicStreamRounds(conversation: Conversation): (index: numbe
       },
     };
   };
+}
+
+/**
+ * The client's stream of a streamed Messages request offered `chatfold_recall`.
+ *
+ * @param options The recall rounds' context (projection and body as sent, without `system`
+ *   and `messages`) and the first upstream response's body.
+ */
+export function streamAnthropicRecall(
+  options: Omit<RecallRounds, 'first'> & { readonly first: ReadableStream<Uint8Array> },
+): ReadableStream<Uint8Array> {
+  return streamRecallRounds(options, {
+    format: 'anthropic',
+    path: '/messages',
+    round: anthropicStreamRounds(options.conversation),
+    body: anthropicRecallBody(options),
+  });
 }

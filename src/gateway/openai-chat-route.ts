@@ -12,10 +12,9 @@ import type { Message, ToolDefinition } from '../messages/types.ts';
 import { forwardErrorResponse } from './forward-errors.ts';
 import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
-import { openAIRecallBody, resolveRecall } from './openai-recall.ts';
-import { openAIStreamRounds } from './openai-recall-stream.ts';
+import { resolveRecall } from './openai-recall.ts';
+import { streamOpenAIRecall } from './openai-recall-stream.ts';
 import { collectOpenAIStream, type OpenAIReply, openAIReplyFromCompletion } from './openai-reply.ts';
-import { streamRecallRounds } from './recall-stream.ts';
 import { openAIRecallTool, recallToolDefinition } from './recall-tool.ts';
 import { answerForwarded, readJsonBody } from './route-support.ts';
 import { wireError } from './wire-errors.ts';
@@ -108,6 +107,15 @@ export async function openAIChatCompletions(
   } catch (error) {
     return forwardErrorResponse(runtime, 'openai', model, error);
   }
+  // What a recall round needs: the projection and the request body as they were sent.
+  const rounds = {
+    runtime,
+    conversation: forwarded.conversation,
+    projection: forwarded.prepared.messages,
+    body: sent,
+    incoming: context.get('incoming'),
+    signal: context.req.raw.signal,
+  };
   return answerForwarded({
     runtime,
     format: 'openai',
@@ -121,39 +129,7 @@ export async function openAIChatCompletions(
       parse: openAIReplyFromCompletion,
       toMessage: (reply) => neutralReply(runtime, reply),
     },
-    streamRecall: recall
-      ? (first) =>
-          streamRecallRounds(
-            {
-              runtime,
-              sessionId: forwarded.conversation.sessionId,
-              first,
-              incoming: context.get('incoming'),
-              signal: context.req.raw.signal,
-            },
-            {
-              format: 'openai',
-              path: '/chat/completions',
-              round: openAIStreamRounds(forwarded.conversation),
-              body: openAIRecallBody({
-                conversation: forwarded.conversation,
-                projection: forwarded.prepared.messages,
-                body: sent,
-              }),
-            },
-          )
-      : undefined,
-    recall: recall
-      ? (first) =>
-          resolveRecall({
-            runtime,
-            conversation: forwarded.conversation,
-            projection: forwarded.prepared.messages,
-            body: sent,
-            first,
-            incoming: context.get('incoming'),
-            signal: context.req.raw.signal,
-          })
-      : undefined,
+    streamRecall: recall ? (first) => streamOpenAIRecall({ ...rounds, first }) : undefined,
+    recall: recall ? (first) => resolveRecall({ ...rounds, first }) : undefined,
   });
 }

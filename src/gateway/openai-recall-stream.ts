@@ -6,9 +6,9 @@
  * first round's id, so the client reads one completion.
  */
 import type { Conversation } from './gateway-runtime.ts';
-import { openAIRecallTurns } from './openai-recall.ts';
+import { openAIRecallBody, openAIRecallTurns, type RecallRounds } from './openai-recall.ts';
 import { collectOpenAIStream } from './openai-reply.ts';
-import type { StreamRound } from './recall-stream.ts';
+import { type StreamRound, streamRecallRounds } from './recall-stream.ts';
 import { RECALL_TOOL_NAME } from './recall-tool.ts';
 import type { SseEvent } from './sse-reader.ts';
 
@@ -114,4 +114,21 @@ export function openAIStreamRounds(conversation: Conversation): (index: number) 
       },
     };
   };
+}
+
+/**
+ * The client's stream of a streamed Chat Completions request offered `chatfold_recall`.
+ *
+ * @param options The recall rounds' context (projection and body as sent) and the first
+ *   upstream response's body.
+ */
+export function streamOpenAIRecall(
+  options: Omit<RecallRounds, 'first'> & { readonly first: ReadableStream<Uint8Array> },
+): ReadableStream<Uint8Array> {
+  return streamRecallRounds(options, {
+    format: 'openai',
+    path: '/chat/completions',
+    round: openAIStreamRounds(options.conversation),
+    body: openAIRecallBody(options),
+  });
 }

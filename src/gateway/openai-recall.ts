@@ -67,7 +67,7 @@ export interface RecallRounds {
   readonly body: Json;
   readonly first: UpstreamAnswer;
   readonly incoming: Headers;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** How one wire format reads an answer's recall calls and sends their results back. */
@@ -102,18 +102,41 @@ export async function runRecallRounds(
   for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
     const next = await dialect.round(answer.text);
     if (next === undefined) break;
-    runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: next.calls });
-    exchange.push(...next.turns);
-    const response = await runtime.send({
-      format: dialect.format,
-      path: dialect.path,
-      body: dialect.body(exchange),
-      incoming,
-      ...(signal === undefined ? {} : { signal }),
-    });
+    const response = await sendRecallRound(
+      { runtime, conversation, incoming, signal },
+      dialect,
+      exchange,
+      next,
+    );
     answer = { status: response.status, headers: response.headers, text: await response.text() };
   }
   return dialect.finish(answer);
+}
+
+/**
+ * Asks the upstream again after a recall round (whole or streamed): emits `recall`, appends the
+ * round's turns to `exchange` and sends the projection with every round so far.
+ */
+export function sendRecallRound(
+  {
+    runtime,
+    conversation,
+    incoming,
+    signal,
+  }: Pick<RecallRounds, 'runtime' | 'conversation' | 'incoming' | 'signal'>,
+  dialect: Pick<RecallDialect, 'format' | 'path' | 'body'>,
+  exchange: Json[],
+  next: { readonly calls: number; readonly turns: readonly Json[] },
+): Promise<Response> {
+  runtime.emit({ type: 'recall', sessionId: conversation.sessionId, calls: next.calls });
+  exchange.push(...next.turns);
+  return runtime.send({
+    format: dialect.format,
+    path: dialect.path,
+    body: dialect.body(exchange),
+    incoming,
+    ...(signal === undefined ? {} : { signal }),
+  });
 }
 
 /**

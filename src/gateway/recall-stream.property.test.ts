@@ -42,7 +42,7 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<SseEvent[]> 
 }
 
 /** A conversation whose history is empty: recall answers "nothing found". */
-const conversation = { session: { history: async () => [] } } as unknown as Conversation;
+const conversation = { sessionId: 's', session: { history: async () => [] } } as unknown as Conversation;
 
 function runtimeWith(
   rounds: readonly string[],
@@ -153,7 +153,7 @@ async function client(
   const texts = rounds.map(write);
   const { runtime, sent, events } = runtimeWith(texts, cuts);
   const stream = streamRecallRounds(
-    { runtime, sessionId: 's', first: body(texts[0] as string, cuts), incoming: new Headers() },
+    { runtime, conversation, first: body(texts[0] as string, cuts), incoming: new Headers() },
     dialect(runtime),
   );
   return { events: await readAll(stream), sent, gatewayEvents: events };
@@ -238,7 +238,7 @@ describe('recall inside a streamed answer', () => {
           .map((b) => (b.delta as Json).text)
           .join('');
         expect(text).toBe(rounds.map((r) => r.text).join(''));
-        const stop = (bodies.find((b) => b.type === 'message_delta')?.delta as Json).stop_reason;
+        const stop = (bodies.find((b) => b.type === 'message_delta')?.delta as Json | undefined)?.stop_reason;
         expect(stop).toBe(expectedBlocks.includes('client') ? 'tool_use' : 'end_turn');
       }),
       { numRuns: 200 },

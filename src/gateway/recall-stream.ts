@@ -7,8 +7,7 @@
  * and their results after the projection, and goes on streaming that answer into the same
  * client stream; the last round's closing events end it. The client sees one answer.
  */
-import type { GatewayRuntime } from './gateway-runtime.ts';
-import { MAX_RECALL_ROUNDS } from './openai-recall.ts';
+import { MAX_RECALL_ROUNDS, type RecallRounds, sendRecallRound } from './openai-recall.ts';
 import { createSseReader, type SseEvent } from './sse-reader.ts';
 import { UpstreamError, type UpstreamFormat } from './upstream.ts';
 
@@ -53,25 +52,18 @@ export function recallFailureReason(error: unknown): string {
  * A round that fails (the upstream refuses or cannot be reached) ends the stream with what was
  * sent so far and the last closing events, and emits `recall-failed`.
  *
- * @param first The first upstream response's body.
+ * @param options The runtime, the conversation, the request's headers and signal, and the
+ *   first upstream response's body.
  * @returns The stream to send the client.
  */
 export function streamRecallRounds(
-  {
-    runtime,
-    sessionId,
-    first,
-    incoming,
-    signal,
-  }: {
-    readonly runtime: GatewayRuntime;
-    readonly sessionId: string;
+  options: Pick<RecallRounds, 'runtime' | 'conversation' | 'incoming' | 'signal'> & {
     readonly first: ReadableStream<Uint8Array>;
-    readonly incoming: Headers;
-    readonly signal?: AbortSignal | undefined;
   },
   dialect: StreamRecallDialect,
 ): ReadableStream<Uint8Array> {
+  const { runtime, conversation, first } = options;
+  const sessionId = conversation.sessionId;
   const encoder = new TextEncoder();
   async function* rounds(): AsyncGenerator<Uint8Array> {
     const exchange: Json[] = [];
@@ -98,15 +90,7 @@ export function streamRecallRounds(
       try {
         const next = index < MAX_RECALL_ROUNDS ? await round.next() : undefined;
         if (next !== undefined) {
-          runtime.emit({ type: 'recall', sessionId, calls: next.calls });
-          exchange.push(...next.turns);
-          const response = await runtime.send({
-            format: dialect.format,
-            path: dialect.path,
-            body: dialect.body(exchange),
-            incoming,
-            ...(signal === undefined ? {} : { signal }),
-          });
+          const response = await sendRecallRound(options, dialect, exchange, next);
           if (response.body === null) throw new Error('the upstream answered without a body');
           following = response.body;
         }
