@@ -40,6 +40,23 @@ describe('isSameData (what counts as the same message)', () => {
 });
 
 describe('createIncrementalConverter', () => {
+  it('new messages take the time of the call that first sees them; earlier ones keep theirs', () => {
+    let minute = 0;
+    const clock = () => new Date(Date.UTC(2026, 0, 1, 0, minute));
+    const converter = createIncrementalConverter(aiSdkConversion, { now: clock });
+    const first: AiSdkMessageInput[] = [{ role: 'user', content: 'hi' }];
+    converter.convert(first);
+    minute = 5;
+    const second: AiSdkMessageInput[] = [...first, { role: 'assistant', content: 'hello' }];
+    const converted = converter.convert(second);
+    expect(converted.map((message) => message.createdAt)).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:05:00.000Z',
+    ]);
+    // What a whole conversion at this time gives the new message.
+    expect(converted[1]?.createdAt).toBe(fromAiSdk(second, { now: clock })[1]?.createdAt);
+  });
+
   it('converts again a message whose keys come in another order (its extra keys keep their order)', () => {
     const converter = createIncrementalConverter(aiSdkConversion, { now });
     const first = [{ role: 'user', content: 'hi', note: 1, tag: 'a' }] as unknown as AiSdkMessageInput[];

@@ -10,8 +10,9 @@
  *
  * The result is a whole conversion's: same ids, parts and errors (a property test checks it on
  * histories that grow, are edited and branch). One difference: a message without a timestamp
- * keeps the one it got when first converted, where a new conversion would stamp it anew.
- * Pure: the memory is the converter object's own.
+ * keeps the one it got when first converted, where a new conversion would stamp it anew (the
+ * new messages get the clock's time of this call, as in a whole conversion). Pure: the memory
+ * is the converter object's own.
  */
 import type { NormalizeOptions } from './normalize.ts';
 import { normalizeConvertedFrom } from './normalize.ts';
@@ -56,6 +57,8 @@ interface Remembered<State> {
   readonly messages: Message[];
   /** Derived base id of each message (`normalizeConvertedFrom`'s `bases`). */
   readonly bases: (string | undefined)[];
+  /** The timestamp each message came with (`normalizeConvertedFrom`'s `given`). */
+  readonly given: (string | undefined)[];
   /** The format's state after the last message. */
   readonly state: State;
 }
@@ -115,14 +118,16 @@ export function createIncrementalConverter<State>(
     }
     const rest = read.slice(reused);
     const converted = rest.map((message, at) => format.convert(message, reused + at, state));
+    const given = from === undefined ? [] : from.given.slice(0, reused);
     const progress = {
       offset: reused,
       seen,
-      stamp: reused === 0 ? undefined : from?.messages[reused - 1]?.createdAt,
+      stamp: given.findLast((stamp) => stamp !== undefined),
       bases: from === undefined ? [] : from.bases.slice(0, reused),
+      given,
     };
     const messages = normalizeConvertedFrom(converted, normalizeOptions, progress);
-    return { messages, bases: progress.bases, state };
+    return { messages, bases: progress.bases, given, state };
   };
 
   const remember = (entry: Remembered<State>, replaced: Remembered<State> | undefined) => {
@@ -153,7 +158,7 @@ export function createIncrementalConverter<State>(
         from === undefined ? converted.messages : from.messages.slice(0, reused).concat(converted.messages);
       // A history that extends the remembered one replaces it; a branch is remembered beside it.
       remember(
-        { read, messages, bases: converted.bases, state: converted.state },
+        { read, messages, bases: converted.bases, given: converted.given, state: converted.state },
         from !== undefined && reused === from.read.length ? from : undefined,
       );
       // The caller's array: what it does with it does not touch the remembered one.

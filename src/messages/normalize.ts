@@ -114,8 +114,13 @@ export interface NormalizeProgress {
   readonly offset: number;
   /** How many messages with each derived base id came before (the occurrence of the next). */
   readonly seen: Map<string, number>;
-  /** The timestamp of the message before, which one without a timestamp takes. */
+  /**
+   * The last timestamp a message before came with, which one without a timestamp takes;
+   * `undefined` when none came with one (they take the clock's time, read once per call).
+   */
   stamp: string | undefined;
+  /** The timestamp each message normalized came with, `undefined` for one without; appended to. */
+  readonly given: (string | undefined)[];
   /** The derived base id of each message normalized, `undefined` for one with its own id. */
   readonly bases: (string | undefined)[];
 }
@@ -137,7 +142,7 @@ function normalizeItems(
   items: readonly unknown[],
   options: NormalizeOptions,
   copy: boolean,
-  progress: NormalizeProgress = { offset: 0, seen: new Map(), stamp: undefined, bases: [] },
+  progress: NormalizeProgress = { offset: 0, seen: new Map(), stamp: undefined, bases: [], given: [] },
 ): Message[] {
   const maxChars = options.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
   const now = options.now ?? (() => new Date());
@@ -182,7 +187,8 @@ function normalizeItems(
     markChecked(normalized);
     out.push(normalized);
     bases.push(base);
-    progress.stamp = stamp;
+    progress.given.push(message.createdAt);
+    if (message.createdAt !== undefined) progress.stamp = message.createdAt;
   }
   return out;
 }
