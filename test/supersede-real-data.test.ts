@@ -43,6 +43,12 @@ import { createMockTokenCounter } from '../src/test/mock-token-counter.ts';
  *   stale state but a record of what happened.
  * The short sessions, the sub-agent transcripts and Claude Code's own compaction transcripts
  * have no re-read, rewrite or repeated listing, so nothing is stubbed there.
+ *
+ * Since stubs name their own message's id (issue 21, so `chatfold_recall` can return the
+ * original; 41 more characters with Claude Code's uuids, 25 with SWE-agent's ids), two of the
+ * stale outputs above no longer save the 200 characters a stub must: the `limit: 15` read at
+ * 197 of 258c7280, and SWE-agent's first `ls -F` (saved 202, would save 177). Both are still
+ * found: the last test below stubs them with `minSavedChars: 0`.
  */
 interface Counts {
   readonly stubbed: number;
@@ -55,15 +61,15 @@ const NONE: Counts = { stubbed: 0, rules: {}, charsSaved: 0, stubbedWithAllRepea
 
 const expected: Record<string, Counts> = {
   'claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl': {
-    stubbed: 14,
-    rules: { 'file-content': 13, 'file-range': 1 },
-    charsSaved: 93_077,
-    stubbedWithAllRepeats: 21,
+    stubbed: 13,
+    rules: { 'file-content': 12, 'file-range': 1 },
+    charsSaved: 92_338,
+    stubbedWithAllRepeats: 20,
   },
   'claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl': {
     stubbed: 9,
     rules: { 'file-content': 9 },
-    charsSaved: 105_240,
+    charsSaved: 104_871,
     stubbedWithAllRepeats: 13,
   },
   'claude-code/short.jsonl': NONE,
@@ -73,12 +79,8 @@ const expected: Record<string, Counts> = {
   'claude-code/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl': NONE,
   'claude-code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl': NONE,
   'claude-code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl': NONE,
-  'swe-agent/marshmallow-1867.function-calling.traj': {
-    stubbed: 1,
-    rules: { 'directory-listing': 1 },
-    charsSaved: 202,
-    stubbedWithAllRepeats: 1,
-  },
+  // The listing's stub would save 177 characters, under the 200 worth a stub (see above).
+  'swe-agent/marshmallow-1867.function-calling.traj': NONE,
 };
 
 const load = (file: string): { messages: Message[]; cwd: string | undefined } => {
@@ -149,4 +151,24 @@ describe('supersede on every recorded session (STR-1, EV-2)', () => {
       }).toEqual(counts);
     });
   }
+});
+
+describe('the outputs a stub naming its id no longer pays for (issue 21)', () => {
+  it('are still found stale, and stubbed when any saving is enough', () => {
+    const stubbedAt = (file: string, minSavedChars?: number): number[] => {
+      const { messages, cwd } = load(file);
+      const result = apply(messages, {
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(minSavedChars === undefined ? {} : { minSavedChars }),
+      });
+      return result.messages.flatMap((message, i) =>
+        chatfoldMetadata(message)?.transform === 'superseded' ? [i] : [],
+      );
+    };
+    const claude = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.jsonl';
+    expect(stubbedAt(claude)).not.toContain(197);
+    expect(stubbedAt(claude, 0)).toContain(197);
+    const swe = 'swe-agent/marshmallow-1867.function-calling.traj';
+    expect(stubbedAt(swe, 0)).toEqual([3]);
+  });
 });
