@@ -66,21 +66,43 @@ describe('takeTurnLease (issue 24 §5)', () => {
     expect(await store.acquireLease('s', 'b', 60_000)).toBe(true);
     await vi.advanceTimersByTimeAsync(3_000);
     expect(lost).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(lost).toHaveLength(1); // told once; no more renewals
     await lease?.release();
     // Releasing a lease another holder took leaves theirs alone.
     expect(await store.acquireLease('s', 'c', 60_000)).toBe(false);
+  });
 
-    const failing: Store = Object.assign(memoryStore(), {
-      acquireLease: vi.fn().mockResolvedValueOnce(true).mockRejectedValue(new Error('database down')),
+  it('a renewal that fails is tried again while the lease runs; the turn stops before it would expire', async () => {
+    vi.useFakeTimers({ now: 0 });
+    // ttl 30 s, renewed every 10 s: the store fails at 10 s (tolerated: the lease runs to 30 s),
+    // answers at 20 s (held to 50 s), then fails for good: at 30 s tolerated; at 40 s lost, as
+    // the next renewal would come when the lease expires.
+    const answers = [true, 'fail', true, 'fail', 'fail', 'fail', 'fail'];
+    const calls: number[] = [];
+    const flaky: Store = Object.assign(memoryStore(), {
+      acquireLease: vi.fn(async () => {
+        calls.push(Date.now());
+        const answer = answers.shift();
+        if (answer === 'fail') throw new Error('database is locked');
+        return true;
+      }),
       releaseLease: vi.fn().mockRejectedValue(new Error('database down')),
     });
-    const errors: unknown[] = [];
-    const held = await takeTurnLease(failing, 's', {
-      renewMs: 1_000,
-      onLost: (reason) => errors.push(reason),
+    const lost: unknown[] = [];
+    const renewalErrors: unknown[] = [];
+    const held = await takeTurnLease(flaky, 's', {
+      onLost: (reason) => lost.push(reason),
+      onRenewalError: (error) => renewalErrors.push(error),
     });
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(errors).toEqual([new Error('database down')]);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(lost).toEqual([]);
+    expect(renewalErrors).toEqual([new Error('database is locked'), new Error('database is locked')]);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(lost).toEqual([new Error('database is locked')]);
+    // Lost: no more renewals.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toEqual([0, 10_000, 20_000, 30_000, 40_000]);
     await expect(held?.release()).resolves.toBeUndefined(); // never rejects: the lease expires anyway
   });
 

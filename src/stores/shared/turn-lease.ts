@@ -31,8 +31,13 @@ export interface TurnLeaseOptions {
   readonly label?: string;
   readonly ttlMs?: number;
   readonly renewMs?: number;
-  /** Called when a renewal finds the lease taken (or fails): the turn should stop. */
+  /**
+   * Called once when a renewal finds the lease taken, or keeps failing until the lease would
+   * expire before the next one: the turn should stop.
+   */
   readonly onLost?: (reason: unknown) => void;
+  /** Called when a renewal fails but the lease still runs (it is tried again at the next one). */
+  readonly onRenewalError?: (error: unknown) => void;
 }
 
 /** A held lease. */
@@ -112,7 +117,9 @@ export async function acquireTurnLease(
   if (!hasSessionLeases(store)) return { holder, release: async () => undefined };
   const ttlMs = options.ttlMs ?? TURN_LEASE_DEFAULTS.ttlMs;
   const renewMs = options.renewMs ?? TURN_LEASE_DEFAULTS.renewMs;
+  let askedAt = Date.now();
   for (let attempt = 1; ; attempt++) {
+    askedAt = Date.now();
     if (await store.acquireLease(sessionId, holder, ttlMs)) break;
     if (store.currentLease === undefined) throw busyError(sessionId, undefined);
     const current = await store.currentLease(sessionId);
@@ -120,18 +127,32 @@ export async function acquireTurnLease(
       const other = parseLeaseHolder(current.holder);
       if (other === undefined || !isProcessGone(other)) throw busyError(sessionId, current);
       // Its process ended without giving the lease back (killed, crashed): take it over now.
+      askedAt = Date.now();
       if (await store.acquireLease(sessionId, holder, ttlMs, current.holder)) break;
     }
     // Released, or taken over by another waiter, between two reads: look again.
     if (attempt >= 3) throw busyError(sessionId, current);
   }
+  let heldUntil = askedAt + ttlMs;
   let released = false;
+  let stopped = false;
+  const lose = (reason: unknown): void => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    options.onLost?.(reason);
+  };
   const renew = async (): Promise<void> => {
+    const asked = Date.now();
     try {
-      const held = await store.acquireLease(sessionId, holder, ttlMs);
-      if (!held && !released) options.onLost?.(new Error('the session was taken over by another turn'));
+      if (await store.acquireLease(sessionId, holder, ttlMs)) heldUntil = asked + ttlMs;
+      else lose(new Error('the session was taken over by another turn'));
     } catch (error) {
-      if (!released) options.onLost?.(error);
+      if (stopped) return;
+      // A store that failed once (busy, a dropped connection) is asked again at the next
+      // renewal while the lease still runs; the turn stops only when that would be too late.
+      if (Date.now() + renewMs >= heldUntil) lose(error);
+      else options.onRenewalError?.(error);
     }
   };
   const timer = setInterval(() => void renew(), renewMs);
@@ -141,6 +162,7 @@ export async function acquireTurnLease(
     async release() {
       if (released) return;
       released = true;
+      stopped = true;
       clearInterval(timer);
       // A lease that cannot be given back expires on its own after ttlMs.
       await store.releaseLease(sessionId, holder).catch(() => undefined);

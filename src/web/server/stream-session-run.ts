@@ -58,7 +58,12 @@ export async function streamSessionRun(
     // same store may be running one.
     const held = await acquireTurnLease(deps.store, sessionId, {
       label: 'chatfold serve',
-      onLost: () => stop.abort(new DOMException('the session was taken over', 'AbortError')),
+      onLost: (reason) => {
+        deps.log({ level: 'warn', event: 'lease-lost', sessionId, cause: errorText(reason) });
+        stop.abort(new DOMException('the session was taken over', 'AbortError'));
+      },
+      onRenewalError: (error) =>
+        deps.log({ level: 'warn', event: 'lease-renewal-failed', sessionId, cause: errorText(error) }),
     }).catch((error: unknown) => {
       if (!ChatfoldError.hasCode(error, 'E_BUSY')) throw error;
       throw new HttpError(
@@ -85,3 +90,5 @@ export async function streamSessionRun(
     throw error;
   }
 }
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
