@@ -1,3 +1,4 @@
+import { formatCount } from '../messages/format-count.ts';
 import type { CountAccuracy } from '../tokens/types.ts';
 import { type Budget, computeBudget } from './budget.ts';
 import type { ContextPolicy, TriggerGroup } from './context-policy.ts';
@@ -67,7 +68,7 @@ export interface CompactionDecision {
   readonly scope: 'all' | 'retention';
 }
 
-const format = (n: number): string => Math.round(n).toLocaleString('en-US');
+const format = (n: number): string => formatCount(Math.round(n));
 
 /** The budget a policy leaves for messages (TRG-1): window − reserve − margin − tools. */
 export function policyBudget(

@@ -175,7 +175,5 @@ export function replaceToolResult(part: ToolResultPart, text: string): ToolResul
   return { ...part, content: [replacement] };
 }
 
-/** Thousands separators for messages shown to people and models. */
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
+/** Thousands separators for messages shown to people and models (en-US, without loading `Intl`). */
+export { formatCount } from '../messages/format-count.ts';

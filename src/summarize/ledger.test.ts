@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../messages/types.ts';
-import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger } from './ledger.ts';
+import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger, outputPathsIn } from './ledger.ts';
 import type { FactKind, FactLedger } from './types.ts';
 
 const KEYS = Object.keys(DEFAULT_LEDGER_CAPS) as FactKind[];
@@ -141,5 +141,46 @@ describe('extractLedger (SUM-4)', () => {
     ]);
     const result = extractLedger(messages, { ...EMPTY_LEDGER, filesRead: ['old.ts', 'src/b.ts'] });
     expect(result.filesRead).toEqual(['old.ts', 'src/b.ts', 'src/a.ts']);
+  });
+});
+
+describe('outputPathsIn', () => {
+  const OUTPUT_PATH = /(?<![\w.:/-])(?:\.{1,2}\/|\/)?(?:[\w.-]+\/)+[\w.-]*\w\.[A-Za-z][\w]{0,7}(?![\w/])/g;
+
+  it('finds exactly what the pattern finds over the whole text (property)', () => {
+    // Texts dense in the characters the pattern and its look-arounds read.
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '/',
+        './',
+        '../',
+        '.',
+        '-',
+        '_',
+        ':',
+        ' ',
+        '\n',
+        'a',
+        'Z',
+        '9',
+        'é',
+        'src/',
+        '.ts',
+        'http://',
+      ),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        expect(outputPathsIn(text)).toEqual([...text.matchAll(OUTPUT_PATH)].map((match) => match[0]));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads paths at the edges and next to a colon as the pattern does', () => {
+    expect(outputPathsIn('src/a.ts')).toEqual(['src/a.ts']);
+    expect(outputPathsIn('x:src/a.ts ./b/c.py\n/abs/d.md')).toEqual(['./b/c.py', '/abs/d.md']);
   });
 });

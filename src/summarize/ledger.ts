@@ -58,6 +58,38 @@ const READ_COMMAND = new Set(['view', 'read']);
  * `./src/x.ts`, `/abs/p.py`), not part of a URL or of a longer word.
  */
 const OUTPUT_PATH = /(?<![\w.:/-])(?:\.{1,2}\/|\/)?(?:[\w.-]+\/)+[\w.-]*\w\.[A-Za-z][\w]{0,7}(?![\w/])/g;
+/** Whether a UTF-16 unit can be part of an {@link OUTPUT_PATH} match: `[\w.\-/]`. */
+function isPathChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || // a-z
+    (code >= 65 && code <= 90) || // A-Z
+    (code >= 48 && code <= 57) || // 0-9
+    code === 95 || // _
+    code === 46 || // .
+    code === 45 || // -
+    code === 47 // /
+  );
+}
+
+/**
+ * The matches of {@link OUTPUT_PATH} in `text`, in order, found without running the pattern
+ * over the whole text: a match is made of path characters only and holds a `/`, so only the
+ * runs of path characters around each `/` are matched, each with the character on either side
+ * (which the pattern's look-behind and look-ahead read). Same matches as `text.matchAll`.
+ */
+export function outputPathsIn(text: string): string[] {
+  const paths: string[] = [];
+  for (let slash = text.indexOf('/'); slash !== -1; ) {
+    let start = slash;
+    while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start--;
+    let end = slash + 1;
+    while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
+    const run = text.slice(Math.max(0, start - 1), end + 1);
+    for (const match of run.matchAll(OUTPUT_PATH)) paths.push(match[0]);
+    slash = text.indexOf('/', end);
+  }
+  return paths;
+}
 const URL = /https?:\/\/[^\s"'`<>)\]}]+/g;
 const COMMIT = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g;
 const ISSUE = /(?<![\w/])#\d{1,6}\b/g;
@@ -205,7 +237,7 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
         if (part.type !== 'tool-result') continue;
         for (const inner of part.content) {
           if (inner.type !== 'text') continue;
-          for (const match of scanWindow(inner.text).matchAll(OUTPUT_PATH)) paths.push(match[0]);
+          for (const path of outputPathsIn(scanWindow(inner.text))) paths.push(path);
         }
       }
       return;

@@ -1,3 +1,4 @@
+import { formatCount } from '../messages/format-count.ts';
 import { emptyFactLists } from './ledger.ts';
 import type { FactKind, FactLedger, SummaryWithLedger } from './types.ts';
 
@@ -60,7 +61,7 @@ export function formatSummaryMessage({
   ids,
 }: SummaryWithLedger & { messagesSummarized: number; ids?: string | undefined }): string {
   const ledgerText = formatLedger(ledger);
-  const count = messagesSummarized.toLocaleString('en-US');
+  const count = formatCount(messagesSummarized);
   const named = ids === undefined || ids === '' ? '' : ` (ids ${ids})`;
   return `[chatfold summary of ${count} earlier message${messagesSummarized === 1 ? '' : 's'}${named}]\n${text.trim()}${ledgerText ? `${LEDGER_HEADING}${ledgerText}` : ''}${FOOTER}`;
 }
