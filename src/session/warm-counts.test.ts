@@ -1,9 +1,8 @@
 // NFR-7.5: a resumed session counts its history in slices and lets the event loop run between
 // them. Asserted through the order of events and the number of yields, never through time.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../messages/types.ts';
-import { yieldToEventLoop } from '../stores/shared/yield-to-event-loop.ts';
 import { WARM_SLICE_MESSAGES, warmCounts } from './warm-counts.ts';
 
 const messages = (count: number): Message[] =>
@@ -89,11 +88,15 @@ describe('warmCounts (NFR-7.5)', () => {
     expect(order[0]).not.toBe(`other work after ${total} of ${total} messages`);
   });
 
-  it('yieldToEventLoop settles after I/O and timers queued before it had their turn', async () => {
-    const order: string[] = [];
-    setImmediate(() => order.push('queued first'));
-    await yieldToEventLoop();
-    order.push('after yield');
-    expect(order).toEqual(['queued first', 'after yield']);
+  it('finishes under fake timers installed by a test (nothing advances them)', async () => {
+    vi.useFakeTimers();
+    try {
+      const { log, counter } = recordingCounter();
+      const yields = await warmCounts(counter, messages(WARM_SLICE_MESSAGES * 3));
+      expect(log).toHaveLength(WARM_SLICE_MESSAGES * 3);
+      expect(yields).toBeGreaterThanOrEqual(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
