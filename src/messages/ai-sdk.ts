@@ -362,7 +362,7 @@ function binaryLimit(options: NormalizeOptions): { maxBinaryBytes: number } {
  * resent with new messages converts only those (issue 19 §2). No state crosses messages.
  */
 export const aiSdkConversion: ConversionFormat<undefined> = {
-  read: (input, options) => readProviderInput(input, AI_SDK_NAMES, binaryLimit(options)),
+  read: (input, options, previous) => readProviderInput(input, AI_SDK_NAMES, binaryLimit(options), previous),
   accepts: (messages) => aiSdkMessagesSchema.safeParse(messages).success,
   start: () => undefined,
   copy: () => undefined,

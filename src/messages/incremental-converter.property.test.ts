@@ -7,9 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AiSdkMessageInput, aiSdkConversion, fromAiSdk } from './ai-sdk.ts';
-import { type ConversionFormat, createIncrementalConverter } from './incremental-converter.ts';
+import type { ConversionFormat } from './incremental-converter.ts';
+import { createIncrementalConverter, isSameData } from './incremental-converter.ts';
 import { hasDerivedId, type NormalizeOptions } from './normalize.ts';
 import { fromOpenAI, type OpenAIMessage, openAIConversion } from './openai.ts';
+import { snapshotInput } from './snapshot.ts';
 import type { Message } from './types.ts';
 
 const now = () => new Date('2026-01-01T00:00:00.000Z');
@@ -272,5 +274,70 @@ describe('incremental conversion converts only what is new', () => {
     const first = converter.convert([user('a')]);
     first.pop();
     expect(converter.convert([user('a'), user('b')])).toHaveLength(2);
+  });
+});
+
+describe('reading against an earlier read (snapshotInput previous)', () => {
+  class Box {
+    readonly value: unknown;
+    constructor(value: unknown) {
+      this.value = value;
+    }
+  }
+  /** Values as callers send them: JSON, `__proto__` keys, bytes, class instances, shared objects. */
+  const leaf = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constant(JSON.parse('{"__proto__": {"a": 1}, "b": 2}')),
+    fc.uint8Array({ maxLength: 3 }),
+    fc.jsonValue({ maxDepth: 1 }).map((value) => new Box(value)),
+  );
+  const value = fc
+    .array(leaf, { maxLength: 6 })
+    .chain((items) => fc.constantFrom(items, [...items, items[0]], { items, shared: items }));
+  /** A deep copy with the keys of every plain object in reverse order. */
+  const reversed = (input: unknown): unknown => {
+    if (Array.isArray(input)) return input.map(reversed);
+    if (typeof input !== 'object' || input === null || Object.getPrototypeOf(input) !== Object.prototype)
+      return input;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(input).reverse()) {
+      Object.defineProperty(out, key, {
+        value: reversed((input as Record<string, unknown>)[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
+  /** A later version: the same, a copy, keys reordered, edited, cut or grown. */
+  const versions = value.chain((first) =>
+    fc.tuple(
+      fc.constant(first),
+      fc.oneof(
+        fc.constant(first),
+        fc.constant(structuredClone(first)),
+        fc.constant(reversed(first)),
+        value,
+        fc.constant(Array.isArray(first) ? first.slice(0, -1) : first),
+        leaf.map((extra) => (Array.isArray(first) ? [...first, extra] : first)),
+      ),
+    ),
+  );
+  const read = (input: unknown, previous?: unknown) =>
+    snapshotInput(input, { root: 'messages', ...(previous === undefined ? {} : { previous }) });
+
+  it('gives the same data as a fresh read, and the earlier objects exactly where nothing changed', () => {
+    fc.assert(
+      fc.property(versions, ([first, second]) => {
+        const earlier = read(first);
+        const fresh = read(second);
+        const again = read(second, earlier);
+        expect(isSameData(again, fresh)).toBe(true);
+        expect(again).toStrictEqual(fresh);
+        expect(again === earlier).toBe(isSameData(fresh, earlier));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

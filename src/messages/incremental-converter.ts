@@ -23,8 +23,11 @@ import type { Message, MessageInput } from './types.ts';
  * needs of `fromAiSdk`, `fromOpenAI`).
  */
 export interface ConversionFormat<State> {
-  /** Reads the caller's input once into plain data, throwing as the whole conversion does. */
-  read(input: unknown, options: NormalizeOptions): unknown;
+  /**
+   * Reads the caller's input once into plain data, throwing as the whole conversion does; where
+   * it equals `previous` (an earlier read), it returns the earlier read's objects.
+   */
+  read(input: unknown, options: NormalizeOptions, previous?: unknown): unknown;
   /** Whether these messages of a read input are well-formed (the schema); errors are `convertAll`'s. */
   accepts(messages: readonly unknown[]): boolean;
   /** The state before the first message (tool names by call id, …). */
@@ -138,7 +141,9 @@ export function createIncrementalConverter<State>(
 
   return {
     convert(input) {
-      const read = format.read(input, normalizeOptions);
+      // Read against the last conversation's read: most calls continue it, and then the part
+      // already seen comes back as the same objects (compared by `===`, nothing copied).
+      const read = format.read(input, normalizeOptions, remembered.at(-1)?.read);
       if (!Array.isArray(read)) return format.convertAll(read, normalizeOptions);
       const { from, reused } = resume(read);
       // The shared part was accepted when it was converted; only the rest is checked.

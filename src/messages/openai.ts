@@ -336,7 +336,7 @@ function fromOpenAIList(list: unknown, options: NormalizeOptions): Message[] {
  * and the unanswered legacy `function_call`s carried over.
  */
 export const openAIConversion: ConversionFormat<ReadState> = {
-  read: (input) => readProviderInput(messagesOf(input), OPENAI_NAMES),
+  read: (input, _options, previous) => readProviderInput(messagesOf(input), OPENAI_NAMES, {}, previous),
   accepts: (messages) => openAIMessagesSchema.safeParse(messages).success,
   start: () => ({ names: new Map(), legacy: [] }),
   copy: (state) => ({ names: new Map(state.names), legacy: [...state.legacy] }),

@@ -61,17 +61,20 @@ export function parseProviderInput<T>(
  * The one read of a caller's provider input that {@link parseProviderInput} checks: a plain
  * data copy (issue 24 §2: a proxy or getter cannot answer the schema one way and the conversion
  * another). The copy also bounds depth (a 10,000-deep tool input would overflow the stack
- * inside zod), array lengths and byte arrays before any work (MSG-4).
+ * inside zod), array lengths and byte arrays before any work (MSG-4). Given an earlier read of
+ * the same input, the unchanged parts come back as its objects (`snapshotInput`'s `previous`).
  */
 export function readProviderInput(
   input: unknown,
   names: ProviderInputNames,
   limits: { readonly maxBinaryBytes?: number } = {},
+  previous?: unknown,
 ): unknown {
   return snapshotInput(input, {
     root: names.root,
     maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
     ...(limits.maxBinaryBytes === undefined ? {} : { maxBinaryBytes: limits.maxBinaryBytes }),
+    ...(previous === undefined ? {} : { previous }),
   });
 }
 

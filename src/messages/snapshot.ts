@@ -43,6 +43,35 @@ export interface SnapshotOptions {
   readonly freeze?: boolean;
   /** The public function being called, named in errors. */
   readonly fn?: string;
+  /**
+   * An earlier copy of the same input (issue 19 §2: a history resent with new messages). Every
+   * property is still read once, but where what is read equals this copy, its objects are
+   * returned instead of new ones, so `===` says what is unchanged and nothing is allocated for
+   * it. Not with `freeze`.
+   */
+  readonly previous?: unknown;
+}
+
+/** No earlier copy at this place. */
+const NO_PREVIOUS: object = Object.freeze({});
+
+/** Whether an earlier copy holds the same bytes (or URL) as a new copy of a byte array or URL. */
+function isSameBinary(copy: Uint8Array | ArrayBuffer | URL, previous: unknown): boolean {
+  if (typeof previous !== 'object' || previous === null) return false;
+  if (Object.getPrototypeOf(previous) !== Object.getPrototypeOf(copy)) return false;
+  if (copy instanceof URL) return copy.href === (previous as URL).href;
+  const bytes = copy instanceof Uint8Array ? copy : new Uint8Array(copy);
+  const earlier = previous instanceof Uint8Array ? previous : new Uint8Array(previous as ArrayBuffer);
+  if (bytes.length !== earlier.length) return false;
+  for (let index = 0; index < bytes.length; index++) if (bytes[index] !== earlier[index]) return false;
+  return true;
+}
+
+/** Sets `key` as data: a `__proto__` key too (defineProperty, as JSON.parse makes it). */
+function define(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else object[key] = value;
 }
 
 /**
@@ -86,7 +115,8 @@ const IN_PROGRESS: Copied = Object.freeze({ copy: undefined, nodes: 0 });
  */
 export function snapshotInput(value: unknown, options: SnapshotOptions): unknown {
   const reader = new SnapshotReader(options);
-  return reader.read(() => reader.copy(value, 1));
+  const previous = options.previous === undefined || options.freeze === true ? NO_PREVIOUS : options.previous;
+  return reader.read(() => reader.copy(value, 1, previous));
 }
 
 class SnapshotReader {
@@ -109,7 +139,7 @@ class SnapshotReader {
    * The copy of one value. Called inside {@link read}: a getter or trap that throws anywhere
    * below becomes a typed error at the path it was reading.
    */
-  copy(value: unknown, depth: number): unknown {
+  copy(value: unknown, depth: number, previous: unknown = NO_PREVIOUS): unknown {
     if (typeof value !== 'object' || value === null) {
       this.#count(1);
       return value;
@@ -125,18 +155,20 @@ class SnapshotReader {
     const before = this.#nodes;
     this.#copies.set(value, IN_PROGRESS);
     let copy: unknown;
-    if (Array.isArray(value)) copy = this.#array(value, depth);
+    if (Array.isArray(value)) copy = this.#array(value, depth, previous);
     else {
       const prototype = Object.getPrototypeOf(value) as unknown;
-      if (prototype === Object.prototype || prototype === null) copy = this.#object(value, depth, true);
+      if (prototype === Object.prototype || prototype === null)
+        copy = this.#object(value, depth, true, previous);
       else {
         const binary = this.#binary(value);
         if (binary !== undefined) {
-          this.#copies.set(value, { copy: binary, nodes: 1 });
+          const kept = isSameBinary(binary, previous) ? previous : binary;
+          this.#copies.set(value, { copy: kept, nodes: 1 });
           this.#count(1);
-          return binary;
+          return kept;
         }
-        copy = this.#object(value, depth, false);
+        copy = this.#object(value, depth, false, previous);
       }
     }
     if (this.#freeze) Object.freeze(copy);
@@ -145,7 +177,7 @@ class SnapshotReader {
     return copy;
   }
 
-  #array(value: readonly unknown[], depth: number): unknown[] {
+  #array(value: readonly unknown[], depth: number, previous: unknown): unknown[] {
     const length: unknown = value.length;
     // Only a proxy's length can be anything but a safe integer; compared as it is, an array
     // would be converted to text (and a deep one would overflow the stack doing it).
@@ -159,17 +191,22 @@ class SnapshotReader {
         MAX_ARRAY_LENGTH,
       );
     }
-    const out: unknown[] = new Array(length);
+    // The earlier copy's entries stand in for equal ones; the array itself only when all are.
+    const earlier = Array.isArray(previous) ? (previous as unknown[]) : undefined;
+    let out: unknown[] | undefined = earlier?.length === length ? undefined : new Array(length);
     const path = this.#path;
     for (let index = 0; index < length; index++) {
       path.push(index);
-      out[index] = this.copy(value[index], depth + 1);
+      const before = earlier !== undefined && index < earlier.length ? earlier[index] : NO_PREVIOUS;
+      const copy = this.copy(value[index], depth + 1, before);
+      if (out === undefined && !Object.is(copy, before)) out = (earlier as unknown[]).slice(0, index);
+      if (out !== undefined) out[index] = copy;
       path.pop();
     }
-    return out;
+    return out ?? (earlier as unknown[]);
   }
 
-  #object(value: object, depth: number, plain: boolean): Record<string, unknown> {
+  #object(value: object, depth: number, plain: boolean, previous: unknown): Record<string, unknown> {
     const keys = Object.keys(value);
     if (keys.length > MAX_ARRAY_LENGTH) {
       throw this.#tooLarge(
@@ -178,23 +215,33 @@ class SnapshotReader {
         MAX_ARRAY_LENGTH,
       );
     }
-    const out: Record<string, unknown> = plain ? {} : Object.create(NOT_PLAIN);
+    // The earlier copy stands in when it is of the same kind with the same keys in the same
+    // order and equal values (its objects, or equal primitives).
+    const earlier =
+      typeof previous === 'object' &&
+      previous !== null &&
+      !Array.isArray(previous) &&
+      Object.getPrototypeOf(previous) === (plain ? Object.prototype : NOT_PLAIN)
+        ? (previous as Record<string, unknown>)
+        : undefined;
+    const earlierKeys = earlier === undefined ? undefined : Object.keys(earlier);
+    const create = (): Record<string, unknown> => (plain ? {} : Object.create(NOT_PLAIN));
+    let out = earlierKeys?.length === keys.length ? undefined : create();
     const path = this.#path;
-    for (const key of keys) {
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
       path.push(key);
-      const copy = this.copy((value as Record<string, unknown>)[key], depth + 1);
-      // defineProperty, not assignment: a `__proto__` key is data here, as JSON.parse makes it.
-      if (key === '__proto__') {
-        Object.defineProperty(out, key, {
-          value: copy,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      } else out[key] = copy;
+      const before = earlier !== undefined && earlierKeys?.[index] === key ? earlier[key] : NO_PREVIOUS;
+      const copy = this.copy((value as Record<string, unknown>)[key], depth + 1, before);
+      if (out === undefined && !Object.is(copy, before)) {
+        out = create();
+        for (const kept of keys.slice(0, index))
+          define(out, kept, (earlier as Record<string, unknown>)[kept]);
+      }
+      if (out !== undefined) define(out, key, copy);
       path.pop();
     }
-    return out;
+    return out ?? (earlier as Record<string, unknown>);
   }
 
   /** A copy of a real byte array or URL (checked through internal slots), or undefined. */

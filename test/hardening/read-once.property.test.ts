@@ -19,13 +19,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compact } from '../../src/compaction/compact.ts';
 import { planCompaction } from '../../src/compaction/plan-compaction.ts';
 import { ChatfoldError } from '../../src/errors/chatfold-error.ts';
-import { fromAiSdk } from '../../src/messages/ai-sdk.ts';
+import { aiSdkConversion, fromAiSdk } from '../../src/messages/ai-sdk.ts';
 import { fromAnthropic } from '../../src/messages/anthropic.ts';
 import { assertMessages } from '../../src/messages/check-messages.ts';
 import { fromClaudeCode } from '../../src/messages/claude-code.ts';
 import { fromGemini } from '../../src/messages/gemini.ts';
+import {
+  type ConversionFormat,
+  createIncrementalConverter,
+  type IncrementalConverter,
+} from '../../src/messages/incremental-converter.ts';
 import { normalizeMessages } from '../../src/messages/normalize.ts';
-import { fromOpenAI } from '../../src/messages/openai.ts';
+import { fromOpenAI, openAIConversion } from '../../src/messages/openai.ts';
 import { pruneMessages } from '../../src/messages/prune-messages.ts';
 import { fromSweAgentTrajectory } from '../../src/messages/swe-agent.ts';
 import { toAiSdk } from '../../src/messages/to-ai-sdk.ts';
@@ -71,6 +76,18 @@ const neutral = (conversation: Message[]): unknown => conversation;
  */
 function keptFrom(output: readonly Message[]): unknown[] {
   return output.map((message) => (Object.isFrozen(message) ? message : "the caller's object"));
+}
+
+/** The history an incremental converter saw before the input: the input without its last message. */
+let earlierHistory: unknown[] = [];
+const remember = (input: unknown): unknown => {
+  earlierHistory = (input as unknown[]).slice(0, -1);
+  return input;
+};
+function resumed<State>(format: ConversionFormat<State>): IncrementalConverter {
+  const converter = createIncrementalConverter(format, { now });
+  converter.convert(structuredClone(earlierHistory));
+  return converter;
 }
 
 const TARGETS: readonly Target[] = [
@@ -130,6 +147,20 @@ const TARGETS: readonly Target[] = [
     name: 'fromAiSdk',
     input: (c) => sendable(toAiSdk(c)),
     run: (x) => fromAiSdk(x as never, { now }),
+    readsOnce: true,
+  },
+  // Issue 19 §2: resumed from a conversion of the history without its last message, so the
+  // read compares against the earlier read (each property still read once).
+  {
+    name: 'incremental fromAiSdk (resumed)',
+    input: (c) => remember(sendable(toAiSdk(c))),
+    run: (x) => resumed(aiSdkConversion).convert(x),
+    readsOnce: true,
+  },
+  {
+    name: 'incremental fromOpenAI (resumed)',
+    input: (c) => remember(sendable(toOpenAI(c))),
+    run: (x) => resumed(openAIConversion).convert(x),
     readsOnce: true,
   },
   // These hand the caller's own objects back for the messages they keep (reading them again
