@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createEngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import { DEFAULT_LEDGER_CAPS, EMPTY_LEDGER, extractLedger, outputPathsIn } from './ledger.ts';
 import type { FactKind, FactLedger } from './types.ts';
@@ -131,6 +132,43 @@ describe('extractLedger (SUM-4)', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('property: with one cache, spans that share message objects (and their last one) read as alone', () => {
+    // A pool of message objects; each span is a random pick ending at a random one of them, so
+    // the memo of a span ending at the same message is met with other messages in front.
+    fc.assert(
+      fc.property(
+        fc.array(messageArbitrary, { minLength: 1, maxLength: 12 }),
+        fc.array(
+          fc.record({
+            picks: fc.array(fc.nat(), { maxLength: 8 }),
+            last: fc.nat(),
+            previous: fc.constantFrom<FactLedger>(EMPTY_LEDGER, { ...EMPTY_LEDGER, filesRead: ['old.ts'] }),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        (specs, spans) => {
+          const pool = build(specs);
+          const cache = createEngineCache();
+          for (const { picks, last, previous } of spans) {
+            const span = [...picks, last].map((pick) => pool[pick % pool.length] as Message);
+            const expected = reference(span, previous, DEFAULT_LEDGER_CAPS);
+            expect(extractLedger(span, previous, DEFAULT_LEDGER_CAPS, cache)).toEqual(expected);
+            expect(extractLedger([...span], previous, DEFAULT_LEDGER_CAPS, cache)).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands out a remembered ledger frozen', () => {
+    const cache = createEngineCache();
+    const messages = build([{ kind: 'read', file: 'src/a.ts', command: '', number: 1 }]);
+    const first = extractLedger(messages, EMPTY_LEDGER, DEFAULT_LEDGER_CAPS, cache);
+    expect(extractLedger([...messages], EMPTY_LEDGER, DEFAULT_LEDGER_CAPS, cache)).toBe(first);
+    expect(Object.isFrozen(first.filesRead)).toBe(true);
   });
 
   it('keeps the newest facts at their last occurrence, the previous ledger first', () => {

@@ -319,6 +319,53 @@ export function extractLedger(
   caps: Readonly<Record<FactKind, number>> = DEFAULT_LEDGER_CAPS,
   cache: EngineCache = cacheOrFresh(undefined),
 ): FactLedger {
+  // The same span again (a repeated compaction, a preview then the compaction): the ledger
+  // extracted last time for a span ending at this message object, if every message is the same.
+  const last = messages.at(-1);
+  const memos = last === undefined ? undefined : cache.table(LEDGERS);
+  const previousKey = previous === EMPTY_LEDGER ? '' : JSON.stringify(previous);
+  const memo = last === undefined ? undefined : memos?.get(last);
+  if (
+    memo !== undefined &&
+    memo.caps === caps &&
+    memo.previous === previousKey &&
+    sameList(memo.messages, messages)
+  )
+    return memo.ledger;
+  const ledger = frozen(readLedger(messages, previous, caps, cache));
+  if (last !== undefined) memos?.set(last, { messages: [...messages], previous: previousKey, caps, ledger });
+  return ledger;
+}
+
+/** The last ledger extracted for a span ending at a message object, and what it was read from. */
+interface LedgerMemo {
+  readonly messages: readonly Message[];
+  /** The earlier ledger merged in, as JSON (`''` for none). */
+  readonly previous: string;
+  readonly caps: Readonly<Record<FactKind, number>>;
+  readonly ledger: FactLedger;
+}
+const LEDGERS = cacheTable('summarize.ledgers', () => new WeakMap<Message, LedgerMemo>());
+
+function sameList(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A ledger handed out more than once is frozen: no caller can change another's. */
+function frozen(ledger: FactLedger): FactLedger {
+  for (const value of Object.values(ledger)) if (Array.isArray(value)) Object.freeze(value);
+  return Object.freeze(ledger);
+}
+
+/** {@link extractLedger} without the memo. */
+function readLedger(
+  messages: readonly Message[],
+  previous: FactLedger,
+  caps: Readonly<Record<FactKind, number>>,
+  cache: EngineCache,
+): FactLedger {
   const factsByMessage = cache.table(FACTS);
   const seen = Object.fromEntries(LEDGER_KEYS.map((key) => [key, new Set<string>()])) as Record<
     FactKind,
