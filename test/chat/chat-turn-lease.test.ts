@@ -154,7 +154,7 @@ describe('chatfold chat: one turn at a time per session across processes (issue 
     const error = ((await busy.json()) as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('E_BUSY');
     expect(error.message).toMatch(
-      /^a turn or a summary is already running in this session \(in chatfold chat \(pid \d+ on this machine, turn started \d+ s ago\)\); wait for it to finish$/,
+      /^a turn or a summary is already running in this session, in chatfold chat \(pid \d+ on this machine, turn started \d+ s ago\); wait for it to finish$/,
     );
     upstream.release();
     await terminal.waitFor(/The notes say hello\.\n/, { since: at });

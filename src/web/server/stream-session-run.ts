@@ -69,7 +69,7 @@ export async function streamSessionRun(
       throw new HttpError(
         409,
         'E_BUSY',
-        `a turn or a summary is already running in this session (in ${error.details.holder === undefined ? 'another process' : describeLeaseHolder(error.details.holder)}); wait for it to finish`,
+        `a turn or a summary is already running in this session, in ${error.details.holder === undefined ? 'another process' : describeLeaseHolder(error.details.holder)}; wait for it to finish`,
       );
     });
     lease = held;
