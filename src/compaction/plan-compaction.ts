@@ -5,6 +5,7 @@ import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import { assertValidChecked } from '../messages/validate.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type CompactionDecision, decide } from '../policy/decide.ts';
+import type { CompactionSummary } from '../projection/types.ts';
 import { runPipeline } from '../strategies/pipeline.ts';
 import type { ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategyRegistry, StrategySpec } from '../strategies/registry.ts';
@@ -91,6 +92,7 @@ export async function planWithOptions(
   };
   const toolTokens = options.tools?.length ? model.counter.count([], { tools: options.tools }).tools : 0;
   const requested = options.mode ?? 'auto';
+  const sinceCompaction = messagesSinceCompaction(messages);
   const { decision } = await measureContext({
     counter: model.counter,
     messages,
@@ -103,7 +105,7 @@ export async function planWithOptions(
           toolTokens,
           tokens,
           messages: messages.length,
-          messagesSinceCompaction: messagesSinceCompaction(messages),
+          messagesSinceCompaction: sinceCompaction,
         },
         policy,
         requested,
@@ -224,7 +226,9 @@ export async function runCompaction(
     if (policy.onFailure.auto === 'skip' && mode === 'auto')
       return unchanged(`the summarizer is backing off: ${run.summarizerUnavailable}`);
   }
-  const previous = messages.map(summaryRecordOf).find((record) => record !== undefined);
+  let previous: CompactionSummary | undefined;
+  for (let i = 0; i < messages.length && previous === undefined; i++)
+    previous = summaryRecordOf(messages[i] as Message);
   const hook = await run.hooks?.beforeCompact?.({
     mode,
     tokens: tokensBefore,
@@ -290,7 +294,7 @@ export async function runCompaction(
       dropped,
       replaced: result.edits.replaced,
       inserted: result.edits.inserted,
-      ...firstKept(messages, new Set(dropped)),
+      ...firstKept(messages, dropped.length > 0, (id) => result.edits.drops(id)),
     };
     const report = reportOf(plan);
     await run.hooks?.afterCompact?.(report);
@@ -322,12 +326,18 @@ export function reportOf(plan: CompactionReport): CompactionReport {
 }
 
 /** The first input message kept after the last one the plan dropped. */
-function firstKept(messages: readonly Message[], dropped: ReadonlySet<string>): { firstKeptId?: string } {
-  if (dropped.size === 0) return {};
-  let last = -1;
-  messages.forEach((message, index) => {
-    if (dropped.has(message.id)) last = index;
-  });
-  const kept = messages.slice(last + 1).find((message) => !dropped.has(message.id));
-  return kept === undefined ? {} : { firstKeptId: kept.id };
+function firstKept(
+  messages: readonly Message[],
+  dropsAny: boolean,
+  isDropped: (id: string) => boolean,
+): { firstKeptId?: string } {
+  if (!dropsAny) return {};
+  // The last dropped one, read from the end; the message after it is kept.
+  let last = messages.length - 1;
+  while (last >= 0 && !isDropped((messages[last] as Message).id)) last--;
+  for (let i = last + 1; i < messages.length; i++) {
+    const message = messages[i] as Message;
+    if (!isDropped(message.id)) return { firstKeptId: message.id };
+  }
+  return {};
 }

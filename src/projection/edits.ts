@@ -115,6 +115,11 @@ export class PlanEdits {
     }
   }
 
+  /** Whether the plan drops this message of the original input. */
+  drops(id: string): boolean {
+    return this.#dropped.has(id);
+  }
+
   get dropped(): readonly string[] {
     return [...this.#dropped];
   }

@@ -32,7 +32,7 @@ function partShape(part: Part): string {
 }
 
 /** Whether every replacement keeps its original's role and part shapes (a stub, mask or clip). */
-function preservesStructure(byId: ReadonlyMap<string, Message>, edits: StrategyEdits): boolean {
+function preservesStructure(byId: ReadonlyMap<string, Message | undefined>, edits: StrategyEdits): boolean {
   if ((edits.drop?.length ?? 0) > 0 || (edits.insert?.length ?? 0) > 0) return false;
   for (const { id, message } of edits.replace ?? []) {
     const before = byId.get(id);
@@ -62,14 +62,19 @@ function refusal(
   output: readonly Message[],
   context: StrategyContext,
 ): string | undefined {
-  const byId = new Map(input.map((message) => [message.id, message]));
+  // The input messages the edits name, found in one pass (not a map of the whole input).
+  const byId = new Map<string, Message | undefined>();
+  for (const id of edits.drop ?? []) byId.set(id, undefined);
+  for (const { id } of edits.replace ?? []) byId.set(id, undefined);
+  for (const { beforeId } of edits.insert ?? []) if (beforeId !== null) byId.set(beforeId, undefined);
+  for (const message of input) if (byId.has(message.id)) byId.set(message.id, message);
   // STR-8 enforced in code: protected messages are never dropped or replaced.
   for (const id of [...(edits.drop ?? []), ...(edits.replace ?? []).map((r) => r.id)]) {
-    if (!byId.has(id)) return `it edited ${id}, which is not in its input`;
+    if (byId.get(id) === undefined) return `it edited ${id}, which is not in its input`;
     if (context.protectedIds.has(id)) return `it changed or removed protected message ${id}`;
   }
   for (const { beforeId } of edits.insert ?? []) {
-    if (beforeId !== null && !byId.has(beforeId))
+    if (beforeId !== null && byId.get(beforeId) === undefined)
       return `it inserted before ${beforeId}, which is not in its input`;
   }
   // MSG-3 enforced in code: the projection stays structurally valid for the provider. The
