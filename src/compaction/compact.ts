@@ -36,10 +36,11 @@ export async function compact(
   const cache = compactionCache(options);
   // MSG-4: malformed input is a typed error naming `compact` and the path, before any work.
   const checked = assertMessages(messages, 'compact', { cache });
-  const { plan, messages: projection } = await planWithOptions(checked, {
-    ...parseCompactOptions(options, 'compact'),
-    cache,
-  });
+  const { plan, messages: projection } = await planWithOptions(
+    checked,
+    { ...parseCompactOptions(options, 'compact'), cache },
+    { checked: true },
+  );
   // The pipeline's own projection is the plan applied (property-tested); a plan this call made
   // needs none of the checks `applyCompactionPlan` gives plans that come from outside.
   return { messages: plan.compacted ? projection : messages, plan };

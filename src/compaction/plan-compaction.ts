@@ -51,7 +51,13 @@ export async function planCompaction(
 ): Promise<CompactionPlan> {
   const cache = compactionCache(options);
   const checked = assertMessages(messages, 'planCompaction', { cache });
-  return (await planWithOptions(checked, { ...parseCompactOptions(options, 'planCompaction'), cache })).plan;
+  return (
+    await planWithOptions(
+      checked,
+      { ...parseCompactOptions(options, 'planCompaction'), cache },
+      { checked: true },
+    )
+  ).plan;
 }
 
 /**
@@ -71,13 +77,20 @@ export function messagesSinceCompaction(messages: readonly Message[]): number {
 export async function planWithOptions(
   input: readonly Message[],
   options: CompactOptions,
-  { mayCancel = true }: { readonly mayCancel?: boolean } = {},
+  {
+    mayCancel = true,
+    checked = false,
+  }: {
+    readonly mayCancel?: boolean;
+    /** `input` is what `assertMessages` returned to the caller just now (`compact`, `planCompaction`). */
+    readonly checked?: boolean;
+  } = {},
 ): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
   options.signal?.throwIfAborted();
   const cache = compactionCache(options);
   // Read once (MSG-4; a checked copy passes in one lookup), then the structural rules: problems
   // would make every projection invalid; empty messages are the caller's business.
-  const messages = assertMessages(input, 'compact', { cache });
+  const messages = checked ? input : assertMessages(input, 'compact', { cache });
   assertValidChecked(messages, {
     allowPendingToolCalls: true,
     ignore: ['empty-message'],

@@ -153,7 +153,7 @@ const GROUP_OF: Readonly<Record<FactKind, FactGroup>> = {
  * Every kind is a key from the start, so all records share one shape (fast to read in a loop
  * over every message of a long span).
  */
-type MessageFacts = Record<FactKind, string[] | undefined>;
+type MessageFacts = Record<FactKind, readonly string[] | undefined>;
 const noFactsYet = (): MessageFacts => ({
   filesRead: undefined,
   filesModified: undefined,
@@ -165,6 +165,17 @@ const noFactsYet = (): MessageFacts => ({
   errors: undefined,
 });
 const FACTS = cacheTable('summarize.ledger-facts', () => new WeakMap<Message, MessageFacts>());
+/** The kinds each group's scan fills (the inverse of `GROUP_OF`). */
+const KINDS_OF: Readonly<Record<FactGroup, readonly FactKind[]>> = {
+  calls: ['filesRead', 'filesModified', 'commands'],
+  outputPaths: ['pathsMentioned'],
+  urls: ['urls'],
+  identifiers: ['identifiers'],
+  numbers: ['numbers'],
+  errors: ['errors'],
+};
+/** Most messages have no facts of a kind: one shared empty list stays in the cache, not one each. */
+const NO_FACTS: readonly string[] = Object.freeze([]);
 
 /**
  * Calls `onText` for every text of a message the ledger reads (with whether error lines
@@ -299,8 +310,10 @@ function messageFacts(
 ): readonly string[] {
   const known = facts[key];
   if (known !== undefined) return known;
-  scanGroup(message, GROUP_OF[key], facts, cache);
-  return facts[key] ?? [];
+  const group = GROUP_OF[key];
+  scanGroup(message, group, facts, cache);
+  for (const kind of KINDS_OF[group]) if (facts[kind]?.length === 0) facts[kind] = NO_FACTS;
+  return facts[key] ?? NO_FACTS;
 }
 
 /**
