@@ -255,6 +255,34 @@ export function markChecked(message: Message, size = 0): void {
 }
 
 /**
+ * A message chatfold made from a checked one (a stub, mask or clip of it: new parts and its
+ * chatfold record), marked checked in place and frozen deeply like a checked copy, once it
+ * passes the same shape check: it is then counted and validated without being copied (a first
+ * compaction makes one per superseded output). Left as it is when `source` is not a checked
+ * copy or the check fails: whoever reads it next checks it then.
+ *
+ * @param message The new message, built by chatfold from `source`'s values and new plain data.
+ * @param source The checked message it was made from.
+ * @returns `message`.
+ */
+export function adoptDerived(message: Message, source: Message): Message {
+  if (CheckedMessage.sizeOf(source) === undefined || CheckedMessage.sizeOf(message) !== undefined)
+    return message;
+  const size = messageFault(message, false);
+  if (typeof size !== 'number') return message;
+  markChecked(message, size);
+  freezeDeep(message);
+  return message;
+}
+
+/** Freezes plain data deeply, down to what is frozen already (a checked copy's values). */
+function freezeDeep(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
+}
+
+/**
  * A plain copy of one caller message, read once (issue 24 §2): every later read of the
  * message is a read of this copy.
  */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adoptDerived } from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import { cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part, TextPart, ToolResultPart } from '../messages/types.ts';
@@ -134,7 +135,11 @@ export function transformMessage(
 }
 
 function withRecord(message: Message, parts: readonly Part[], record: ChatfoldMetadata): Message {
-  return { ...message, parts, metadata: { ...message.metadata, chatfold: versioned(record) } };
+  // Made here from a checked message: known checked too (counted without a copy).
+  return adoptDerived(
+    { ...message, parts, metadata: { ...message.metadata, chatfold: versioned(record) } },
+    message,
+  );
 }
 
 /**
