@@ -163,6 +163,18 @@ describe('extractLedger (SUM-4)', () => {
     );
   });
 
+  it('reads URLs in the head and tail of a long output, not in its middle', () => {
+    const filler = 'x'.repeat(30_000);
+    const text = `see https://head.example/a ${filler} https://middle.example/b ${filler} https://tail.example/c`;
+    const message: Message = {
+      id: 'm1',
+      role: 'tool',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      parts: [{ type: 'tool-result', callId: 'c1', content: [{ type: 'text', text }] }],
+    };
+    expect(extractLedger([message]).urls).toEqual(['https://head.example/a', 'https://tail.example/c']);
+  });
+
   it('hands out a remembered ledger frozen', () => {
     const cache = createEngineCache();
     const messages = build([{ kind: 'read', file: 'src/a.ts', command: '', number: 1 }]);

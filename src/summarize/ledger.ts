@@ -110,6 +110,12 @@ function scanWindow(text: string): string {
   return text.length <= SCAN_CHARS * 2 ? text : `${text.slice(0, SCAN_CHARS)}\n${text.slice(-SCAN_CHARS)}`;
 }
 
+/** Whether {@link scanWindow} of `text` holds `needle` (one without a newline), without building the window. */
+function windowIncludes(text: string, needle: string): boolean {
+  if (text.length <= SCAN_CHARS * 2) return text.includes(needle);
+  return text.slice(0, SCAN_CHARS).includes(needle) || text.slice(-SCAN_CHARS).includes(needle);
+}
+
 /**
  * A ledger item is one line: multi-line values (heredoc commands, stack traces) keep their
  * first line, cut at {@link MAX_ITEM} characters, so the item is a literal prefix of the original.
@@ -256,10 +262,9 @@ function scanGroup(message: Message, group: FactGroup, facts: MessageFacts, cach
     case 'urls': {
       const urls = list('urls');
       walkMessage(message, cache, (text) => {
-        const window = scanWindow(text);
         // Every URL has a `://`: a text without one (most outputs) skips the pattern.
-        if (!window.includes('://')) return;
-        for (const match of window.matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
+        if (!windowIncludes(text, '://')) return;
+        for (const match of scanWindow(text).matchAll(URL)) urls.push(match[0].replace(/[.,;:]+$/, ''));
       });
       return;
     }
