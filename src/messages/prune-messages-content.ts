@@ -39,12 +39,10 @@ const AI_SDK_TYPE: Readonly<Record<Part['type'], string>> = {
 function partItem(part: Part): ContentItem {
   if (part.type === 'tool-call') return { type: part.type, toolCallId: part.id, toolName: part.name, part };
   if (part.type === 'tool-result') {
-    return {
-      type: part.type,
-      toolCallId: part.callId,
-      ...(part.toolName === undefined ? {} : { toolName: part.toolName }),
-      part,
-    };
+    // No spread: this runs for every result of every call (issue 19, parity with the AI SDK).
+    return part.toolName === undefined
+      ? { type: part.type, toolCallId: part.callId, part }
+      : { type: part.type, toolCallId: part.callId, toolName: part.toolName, part };
   }
   return { type: AI_SDK_TYPE[part.type], part };
 }
@@ -73,6 +71,11 @@ export function contentOf(message: Message): ContentItem[] {
   return restoreOpaque(items, opaque, (value, index) => opaqueItem(value, forms[index]));
 }
 
+/** Whether `message` may carry AI SDK items in metadata (else its items are its parts). */
+export function hasOpaqueItems(message: Message): boolean {
+  return markersOf(message, P).opaque !== undefined;
+}
+
 /** True when the AI SDK would see no content: no items, or a string content that is empty. */
 export function isEmptyContent(message: Message, items: readonly ContentItem[]): boolean {
   if (items.length === 0) return true;
@@ -87,6 +90,12 @@ export function isEmptyContent(message: Message, items: readonly ContentItem[]):
 
 /** `message` holding only `kept` (a subset of its {@link contentOf} items, in order). */
 export function withContent(message: Message, kept: readonly ContentItem[]): Message {
+  const markers = markersOf(message, P);
+  if (markers.opaque === undefined) {
+    const parts: Part[] = [];
+    for (const item of kept) if (item.part !== undefined) parts.push(item.part);
+    return { ...message, parts };
+  }
   const parts: Part[] = [];
   const opaque: OpaqueItem[] = [];
   const forms: Record<string, JsonValue> = {};
@@ -97,8 +106,6 @@ export function withContent(message: Message, kept: readonly ContentItem[]): Mes
       if (item.opaque.forms !== undefined) forms[index] = item.opaque.forms;
     }
   });
-  const markers = markersOf(message, P);
-  if (markers.opaque === undefined) return { ...message, parts };
   const { opaque: _opaque, opaqueForms: _forms, ...rest } = markers;
   const list = opaqueMarker(opaque);
   const aiSdk = {

@@ -1,9 +1,15 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { checkMessageList, withCallerObjects } from './check-messages.ts';
 import { describe } from './normalize.ts';
-import { type ContentItem, contentOf, isEmptyContent, withContent } from './prune-messages-content.ts';
+import {
+  type ContentItem,
+  contentOf,
+  hasOpaqueItems,
+  isEmptyContent,
+  withContent,
+} from './prune-messages-content.ts';
 import { isArray } from './snapshot.ts';
-import type { Message } from './types.ts';
+import type { Message, Part } from './types.ts';
 
 /** Which messages lose something: all, all but the last one, all but the last N, or none. */
 export type PruneScope = 'all' | 'before-last-message' | `before-last-${number}-messages`;
@@ -74,6 +80,11 @@ function rulesOf(toolCalls: unknown): { keep: number | undefined; tools: readonl
 }
 
 const isReasoning = (item: ContentItem) => item.type === 'reasoning' || item.type === 'reasoning-file';
+/** What a message holds, as bits (AI SDK items in metadata count as both kinds of content). */
+const ASSISTANT = 1;
+const TOOL = 2;
+const REASONING = 4;
+const TOOL_PARTS = 8;
 const isToolItem = (item: ContentItem) =>
   item.type === 'tool-call' ||
   item.type === 'tool-result' ||
@@ -84,7 +95,7 @@ const isToolItem = (item: ContentItem) =>
  * Reasoning that leads into content which was all pruned goes too: a run of reasoning items
  * belongs to what follows it (an OpenAI reasoning item without its following item is rejected).
  */
-function dropOrphanReasoning(items: readonly ContentItem[], keep: boolean[]): void {
+function dropOrphanReasoning(items: readonly ContentItem[], keep: Uint8Array): void {
   for (let start = 0; start < items.length; start++) {
     if (!isReasoning(items[start] as ContentItem)) continue;
     let end = start + 1;
@@ -94,9 +105,9 @@ function dropOrphanReasoning(items: readonly ContentItem[], keep: boolean[]): vo
     let keepsFollowing = false;
     for (; next < items.length && !isReasoning(items[next] as ContentItem); next++) {
       hasFollowing = true;
-      keepsFollowing ||= keep[next] === true;
+      keepsFollowing ||= keep[next] === 1;
     }
-    if (hasFollowing && !keepsFollowing) keep.fill(false, start, end);
+    if (hasFollowing && !keepsFollowing) keep.fill(0, start, end);
     start = next - 1;
   }
 }
@@ -151,55 +162,90 @@ export function pruneMessages({
     );
   }
   const rules = rulesOf(toolCalls);
-  const contents = messages.map(contentOf);
-  const changed = new Array<boolean>(messages.length).fill(false);
-  const filter = (index: number, keep: readonly boolean[]) => {
-    if (keep.every(Boolean)) return;
-    contents[index] = (contents[index] as ContentItem[]).filter((_, i) => keep[i]);
-    changed[index] = true;
+  const count = messages.length;
+  // Content items are made only for messages that pruning looks into (assistant and tool
+  // messages; the others are only asked whether they are empty).
+  const contents: (ContentItem[] | undefined)[] = new Array(count);
+  const itemsOf = (index: number): ContentItem[] =>
+    (contents[index] ??= contentOf(messages[index] as Message));
+  const changed = new Uint8Array(count);
+  // One message's keep flags at a time (allocating a typed array per message cost more than
+  // the pruning itself).
+  let flags = new Uint8Array(16);
+  const keepFlags = (length: number): Uint8Array => {
+    if (flags.length < length) flags = new Uint8Array(length * 2);
+    return flags.fill(1, 0, length);
+  };
+  // What each message holds, read once: pruning skips a message with nothing it could remove.
+  const kinds = new Uint8Array(count);
+  for (let index = 0; index < count; index++) {
+    const message = messages[index] as Message;
+    const { role, parts } = message;
+    if (role !== 'assistant' && role !== 'tool') continue;
+    let kind = role === 'assistant' ? ASSISTANT : TOOL;
+    if (message.providerMetadata !== undefined && hasOpaqueItems(message)) kind |= REASONING | TOOL_PARTS;
+    for (let i = 0; i < parts.length; i++) {
+      const type = (parts[i] as Part).type;
+      if (type === 'reasoning') kind |= REASONING;
+      else if (type === 'tool-call' || type === 'tool-result') kind |= TOOL_PARTS;
+    }
+    kinds[index] = kind;
+  }
+  /** Keeps the items of message `index` that `keep` marks (some item is unmarked). */
+  const filter = (index: number, items: readonly ContentItem[], keep: Uint8Array) => {
+    const kept: ContentItem[] = [];
+    for (let i = 0; i < items.length; i++) if (keep[i] === 1) kept.push(items[i] as ContentItem);
+    contents[index] = kept;
+    changed[index] = 1;
   };
 
   if (reasoning !== 'none') {
-    messages.forEach((message, index) => {
-      if (message.role !== 'assistant') return;
-      if (reasoning === 'before-last-message' && index === messages.length - 1) return;
-      filter(
-        index,
-        (contents[index] as ContentItem[]).map((item) => !isReasoning(item)),
-      );
-    });
+    const last = reasoning === 'before-last-message' ? count - 1 : count;
+    for (let index = 0; index < last; index++) {
+      const kind = kinds[index] as number;
+      if ((kind & ASSISTANT) === 0 || (kind & REASONING) === 0) continue;
+      const items = itemsOf(index);
+      if (!items.some(isReasoning)) continue;
+      const keep = keepFlags(items.length);
+      for (let i = 0; i < items.length; i++) if (isReasoning(items[i] as ContentItem)) keep[i] = 0;
+      filter(index, items, keep);
+    }
   }
 
   for (const rule of rules) {
-    const tailStart = rule.keep === undefined ? messages.length : Math.max(0, messages.length - rule.keep);
+    const tailStart = rule.keep === undefined ? count : Math.max(0, count - rule.keep);
     const keptCalls = new Set<string>();
     const keptApprovals = new Set<string>();
+    // What the kept tail keeps: its calls, results and approvals.
+    for (let index = tailStart; index < count; index++) {
+      if (((kinds[index] as number) & TOOL_PARTS) === 0) continue;
+      for (const { type, toolCallId, approvalId } of itemsOf(index)) {
+        if (toolCallId !== undefined && (type === 'tool-call' || type === 'tool-result')) {
+          keptCalls.add(toolCallId);
+        } else if (approvalId !== undefined && type.startsWith('tool-approval-')) {
+          keptApprovals.add(approvalId);
+        }
+      }
+    }
+    // Tool names (for per-tool rules) and the calls approvals ask about (for kept approvals),
+    // from the whole list: only when a rule names tools or the tail keeps an approval.
     const callNames = new Map<string, string>();
     const resultNames = new Map<string, string>();
     const approvalCalls = new Map<string, string>();
-    contents.forEach((items, index) => {
-      const role = (messages[index] as Message).role;
-      if (role !== 'assistant' && role !== 'tool') return;
-      for (const item of items) {
-        if (item.toolCallId !== undefined && item.toolName !== undefined) {
-          if (item.type === 'tool-call') callNames.set(item.toolCallId, item.toolName);
-          else if (item.type === 'tool-result') resultNames.set(item.toolCallId, item.toolName);
-        }
-        if (
-          item.type === 'tool-approval-request' &&
-          item.approvalId !== undefined &&
-          item.toolCallId !== undefined
-        ) {
-          approvalCalls.set(item.approvalId, item.toolCallId);
-        }
-        if (index < tailStart) continue;
-        if (item.toolCallId !== undefined && (item.type === 'tool-call' || item.type === 'tool-result')) {
-          keptCalls.add(item.toolCallId);
-        } else if (item.approvalId !== undefined && item.type.startsWith('tool-approval-')) {
-          keptApprovals.add(item.approvalId);
+    if (rule.tools !== undefined || keptApprovals.size > 0) {
+      for (let index = 0; index < count; index++) {
+        if (((kinds[index] as number) & TOOL_PARTS) === 0) continue;
+        for (const { type, toolCallId, toolName, approvalId } of itemsOf(index)) {
+          if (toolCallId !== undefined && toolName !== undefined) {
+            if (type === 'tool-call') callNames.set(toolCallId, toolName);
+            else if (type === 'tool-result') resultNames.set(toolCallId, toolName);
+          }
+          if (type === 'tool-approval-request' && approvalId !== undefined && toolCallId !== undefined) {
+            approvalCalls.set(approvalId, toolCallId);
+          }
         }
       }
-    });
+    }
     // A kept approval keeps the call it asks about.
     for (const approval of keptApprovals) {
       const call = approvalCalls.get(approval);
@@ -217,25 +263,46 @@ export function pruneMessages({
       if (item.type === 'tool-call' || item.type === 'tool-result') {
         if (item.toolCallId !== undefined && keptCalls.has(item.toolCallId)) return true;
       } else if (item.approvalId !== undefined && keptApprovals.has(item.approvalId)) return true;
+      if (rule.tools === undefined) return false;
       const tool = toolOf(item);
-      return rule.tools !== undefined && tool !== undefined && !rule.tools.includes(tool);
+      return tool !== undefined && !rule.tools.includes(tool);
     };
     for (let index = 0; index < tailStart; index++) {
-      const role = (messages[index] as Message).role;
-      if (role !== 'assistant' && role !== 'tool') continue;
-      const items = contents[index] as ContentItem[];
-      const keep = items.map(keepItem);
-      if (role === 'assistant') dropOrphanReasoning(items, keep);
-      filter(index, keep);
+      const kind = kinds[index] as number;
+      // Without tool parts or AI SDK items in metadata a message has no tool content to prune.
+      if ((kind & TOOL_PARTS) === 0) continue;
+      const items = itemsOf(index);
+      let keep: Uint8Array | undefined;
+      for (let i = 0; i < items.length; i++) {
+        if (keepItem(items[i] as ContentItem)) continue;
+        keep ??= keepFlags(items.length);
+        keep[i] = 0;
+      }
+      // Nothing pruned here: no reasoning can be left leading into pruned content either.
+      if (keep === undefined) continue;
+      if ((kind & ASSISTANT) !== 0) dropOrphanReasoning(items, keep);
+      filter(index, items, keep);
     }
   }
 
   const out: Message[] = [];
-  messages.forEach((message, index) => {
-    const items = contents[index] as ContentItem[];
-    const pruned = changed[index] === true ? withContent(message, items) : message;
-    if (emptyMessages === 'remove' && isEmptyContent(pruned, items)) return;
-    out.push(pruned);
-  });
-  return withCallerObjects(out, list);
+  for (let index = 0; index < count; index++) {
+    const message = messages[index] as Message;
+    if (changed[index] === 1) {
+      const items = contents[index] as ContentItem[];
+      const pruned = withContent(message, items);
+      if (emptyMessages === 'remove' && isEmptyContent(pruned, items)) continue;
+      out.push(pruned);
+      continue;
+    }
+    // Unchanged: parts are items, so a message with parts has content (string content aside).
+    if (emptyMessages === 'remove' && message.parts.length <= 1 && isEmptyContent(message, itemsOf(index)))
+      continue;
+    out.push(message);
+  }
+  // Messages that were checked copies already (a converter's or a session's) are the caller's.
+  let isCallerList = true;
+  for (let index = 0; index < count && isCallerList; index++)
+    isCallerList = messages[index] === list.inputs[index];
+  return isCallerList ? out : withCallerObjects(out, list);
 }
