@@ -55,6 +55,37 @@ export interface EventLoopResult {
   readonly firstLoadMs: number;
   /** The same with no probe running. */
   readonly quietFirstLoadMs: number;
+  /**
+   * The server thread's CPU time per event-loop turn during the unprobed opens: how long the
+   * open held the thread at a stretch, whatever the machine's load (a busy neighbour stretches
+   * wall time, not this thread's CPU time).
+   */
+  readonly quietLoadTurns: {
+    readonly turns: number;
+    /** The longest turn, and how many turns held the thread 2 ms or more (all opens together). */
+    readonly maxCpuMs: number;
+    readonly over2Ms: number;
+  };
+}
+
+/** Thread CPU time of each event-loop turn while `work` runs (a setImmediate chain marks the turns). */
+async function cpuPerTurn(work: () => Promise<unknown>): Promise<number[]> {
+  const turns: number[] = [];
+  let running = true;
+  let last = process.threadCpuUsage();
+  const tick = (): void => {
+    const now = process.threadCpuUsage();
+    turns.push((now.user - last.user + now.system - last.system) / 1000);
+    last = now;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+  return turns;
 }
 
 /** Latencies of `GET /api/info` probes, in milliseconds. */
@@ -149,7 +180,12 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
   const firstLoad = (id: string): Promise<unknown> =>
     Promise.all(
       [`/api/sessions/${id}`, `/api/sessions/${id}/history`, `/api/sessions/${id}/compactions`].map((path) =>
-        fetch(`${server.url}${path}`).then((response) => response.arrayBuffer()),
+        fetch(`${server.url}${path}`).then(async (response) => {
+          // A failed open is fast: it must not pass for a measurement.
+          if (response.status !== 200)
+            throw new Error(`${path}: ${response.status} ${await response.text()}`);
+          await response.arrayBuffer();
+        }),
       ),
     );
   // Warm-up: one first load (JIT, tokenizer tables), and /api/info from both threads.
@@ -160,10 +196,11 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
   const during: number[] = [];
   const loadTimes: number[] = [];
   const quietLoadTimes: number[] = [];
+  const quietTurns: number[] = [];
   /** A first open with no probe running: what the open itself costs. */
   const quietLoad = async (id: string): Promise<void> => {
     const start = performance.now();
-    await firstLoad(id);
+    quietTurns.push(...(await cpuPerTurn(() => firstLoad(id))));
     quietLoadTimes.push(performance.now() - start);
   };
   const idleWindow = async (): Promise<void> => {
@@ -199,6 +236,11 @@ export async function measureInfoDuringFirstLoad(): Promise<EventLoopResult> {
     },
     firstLoadMs: percentile(loadTimes, 50),
     quietFirstLoadMs: percentile(quietLoadTimes, 50),
+    quietLoadTurns: {
+      turns: quietTurns.length,
+      maxCpuMs: percentile(quietTurns, 100),
+      over2Ms: quietTurns.filter((cpuMs) => cpuMs >= 2).length,
+    },
   };
 }
 
