@@ -206,13 +206,15 @@ export function createTokenCounter({
     // The checked copy is what is read (issue 24 §2): a proxy cannot answer the check one way
     // and the count another.
     const checked = assertMessage(message, undefined, fn, { cache });
+    // A caller's object seen before is found through the entry check's cache: its checked copy.
+    const copied = checked === message ? undefined : byObject.get(checked);
+    if (copied !== undefined) return copied;
     const tokens = byContent.remember(messageKey(checked, format.countsReasoning === true), () =>
       encodeMessage(checked),
     );
-    byObject.set(message, tokens);
-    // The checked copy is what the engine works on from here (compaction, the next count):
-    // known by identity too, so it is not hashed again.
-    if (checked !== message) byObject.set(checked, tokens);
+    // Kept by the checked copy, which the engine works on from here (compaction, the next
+    // count), not by the caller's object as well: one weak-map entry a message (issue 19 §3).
+    byObject.set(checked, tokens);
     return tokens;
   };
   // Recounting a list that extends the last one counted reads only the new messages (TOK-6).

@@ -92,33 +92,31 @@ export class PieceHasher {
     this.h2 = h2;
   }
 
-  /** The hash as 16 hex characters after `prefix` (one string made at once, no padding steps). */
+  /** The hash as 16 hex characters after the character `prefix` (one flat string, made at once). */
   digest(prefix: string): string {
     let h1 = Math.imul(this.h1 ^ (this.h1 >>> 16), 2246822507);
     h1 ^= Math.imul(this.h2 ^ (this.h2 >>> 13), 3266489909);
     let h2 = Math.imul(this.h2 ^ (this.h2 >>> 16), 2246822507);
     h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
     const hex = HEX_CODES;
-    return (
-      prefix +
-      String.fromCharCode(
-        hex[(h2 >>> 28) & 15] as number,
-        hex[(h2 >>> 24) & 15] as number,
-        hex[(h2 >>> 20) & 15] as number,
-        hex[(h2 >>> 16) & 15] as number,
-        hex[(h2 >>> 12) & 15] as number,
-        hex[(h2 >>> 8) & 15] as number,
-        hex[(h2 >>> 4) & 15] as number,
-        hex[h2 & 15] as number,
-        hex[(h1 >>> 28) & 15] as number,
-        hex[(h1 >>> 24) & 15] as number,
-        hex[(h1 >>> 20) & 15] as number,
-        hex[(h1 >>> 16) & 15] as number,
-        hex[(h1 >>> 12) & 15] as number,
-        hex[(h1 >>> 8) & 15] as number,
-        hex[(h1 >>> 4) & 15] as number,
-        hex[h1 & 15] as number,
-      )
+    return String.fromCharCode(
+      prefix.charCodeAt(0),
+      hex[(h2 >>> 28) & 15] as number,
+      hex[(h2 >>> 24) & 15] as number,
+      hex[(h2 >>> 20) & 15] as number,
+      hex[(h2 >>> 16) & 15] as number,
+      hex[(h2 >>> 12) & 15] as number,
+      hex[(h2 >>> 8) & 15] as number,
+      hex[(h2 >>> 4) & 15] as number,
+      hex[h2 & 15] as number,
+      hex[(h1 >>> 28) & 15] as number,
+      hex[(h1 >>> 24) & 15] as number,
+      hex[(h1 >>> 20) & 15] as number,
+      hex[(h1 >>> 16) & 15] as number,
+      hex[(h1 >>> 12) & 15] as number,
+      hex[(h1 >>> 8) & 15] as number,
+      hex[(h1 >>> 4) & 15] as number,
+      hex[h1 & 15] as number,
     );
   }
 }
