@@ -16,6 +16,7 @@
  * comparison when installed: `npm install --no-save --legacy-peer-deps ai-tokenizer@1.0.6`.
  *
  *   node bench/tokens.ts [--quick]     (writes bench/results/tokens.json)
+ *   node bench/tokens.ts --long        (only 2., with each long input's time over prose's; writes nothing)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ import { recordedConversations, textCorpus } from './corpus.ts';
 import { growthExponent, interleaved, load, machine, median } from './harness.ts';
 import { messageTexts, scaleSession } from './scale-corpus.ts';
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' } } });
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean' }, long: { type: 'boolean' } } });
 const require = createRequire(import.meta.url);
 const root = new URL('../', import.meta.url).pathname;
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -86,13 +87,15 @@ const corpusSubjects: Record<string, { setup?: () => Counter; run: (counter: Cou
 };
 for (const [name, count] of Object.entries(libraries))
   corpusSubjects[name] = { run: () => corpus.reduce((total, text) => total + count(text), 0) };
-const corpusTimed = await interleaved(corpusSubjects, { repetitions: flags.quick ? 3 : 7, warmup: 1 });
+const corpusTimed = flags.long
+  ? {}
+  : await interleaved(corpusSubjects, { repetitions: flags.quick ? 3 : 7, warmup: 1 });
 const throughput: Record<
   string,
   { ms: number; mbPerSecond: number; tokens: number; textsDiffering?: number }
 > = {};
-for (const [name, subject] of Object.entries(corpusSubjects)) {
-  const ms = corpusTimed[name]?.ms ?? Number.NaN;
+for (const [name, subject] of Object.entries(flags.long ? {} : corpusSubjects)) {
+  const ms = (corpusTimed as Record<string, { ms: number }>)[name]?.ms ?? Number.NaN;
   const count = libraries[name];
   throughput[name] = {
     ms,
@@ -106,6 +109,15 @@ for (const [name, subject] of Object.entries(corpusSubjects)) {
 
 // --- 2. long inputs --------------------------------------------------------------------------
 const MILLION = flags.quick ? 200_000 : 1_000_000;
+function randomLetters(chars: number): string {
+  let seed = 19;
+  let out = '';
+  for (let i = 0; i < chars; i++) {
+    seed = Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5;
+    out += String.fromCharCode(97 + ((seed >>> 8) % 26));
+  }
+  return out;
+}
 function prose(chars: number): string {
   const texts: string[] = [];
   for (const conversation of recordedConversations())
@@ -120,13 +132,21 @@ const longInputs: Record<string, string> = {
   [`${MILLION.toLocaleString('en-US')} chars of prose`]: prose(MILLION),
   [`${MILLION.toLocaleString('en-US')} chars of random base64`]: randomBase64(MILLION),
   [`${MILLION.toLocaleString('en-US')} × 'x'`]: 'x'.repeat(MILLION),
+  [`${MILLION.toLocaleString('en-US')} × '='`]: '='.repeat(MILLION),
+  // One pre-token of random lowercase letters: every pair of letters, merges all over the run.
+  [`${MILLION.toLocaleString('en-US')} random lowercase letters`]: randomLetters(MILLION),
   "40,000 × '='": '='.repeat(40_000),
 };
 /**
  * One pre-token each: every run gets a run one character longer, so no library's merge cache
  * answers a repeat (gpt-tokenizer and ai-tokenizer keep whole pre-tokens: 0.06 ms the second time).
  */
-const onePiece = new Set([`${MILLION.toLocaleString('en-US')} × 'x'`, "40,000 × '='"]);
+const onePiece = new Set([
+  `${MILLION.toLocaleString('en-US')} × 'x'`,
+  `${MILLION.toLocaleString('en-US')} × '='`,
+  `${MILLION.toLocaleString('en-US')} random lowercase letters`,
+  "40,000 × '='",
+]);
 /** Quadratic libraries that cannot finish an input in minutes (js-tiktoken took 160 s on 40,000 '='). */
 const skipped: Record<string, readonly string[]> = {
   [`${MILLION.toLocaleString('en-US')} × 'x'`]: [
@@ -137,6 +157,11 @@ const skipped: Record<string, readonly string[]> = {
   ],
   "40,000 × '='": ['js-tiktoken'],
 };
+for (const label of [
+  `${MILLION.toLocaleString('en-US')} × '='`,
+  `${MILLION.toLocaleString('en-US')} random lowercase letters`,
+])
+  skipped[label] = skipped[`${MILLION.toLocaleString('en-US')} × 'x'`] as readonly string[];
 const long: Record<string, Record<string, { ms: number; tokens: number }>> = {};
 for (const [label, text] of Object.entries(longInputs)) {
   let runs = 0;
@@ -152,6 +177,35 @@ for (const [label, text] of Object.entries(longInputs)) {
     ]),
   );
   console.error(`long input ${label}: done`);
+}
+// A long input's time over prose of the same length (issue 19: a run without breaks ≤ 3×),
+// chatfold's encoder alone, the inputs interleaved in one block (the ratio sees the same load).
+let extra = 0;
+const againstProse = await interleaved(
+  Object.fromEntries(
+    Object.entries(longInputs).map(([label, text]) => [
+      label,
+      {
+        setup: () => (onePiece.has(label) ? text + (text[0] as string).repeat(++extra) : text),
+        run: (input: string) => chatfoldEncoder(input),
+      },
+    ]),
+  ),
+  { repetitions: flags.quick ? 3 : 9, warmup: 1 },
+);
+const proseMs = againstProse[`${MILLION.toLocaleString('en-US')} chars of prose`]?.ms ?? Number.NaN;
+const overProse = Object.fromEntries(
+  Object.entries(againstProse).map(([label, { ms }]) => [label, { ms, overProse: round(ms / proseMs) }]),
+);
+if (flags.long) {
+  console.log(
+    JSON.stringify(
+      { machine: machine(), load: load(), longInputs: long, chatfoldOverProse: overProse },
+      null,
+      2,
+    ),
+  );
+  process.exit(0);
 }
 // Growth with the length of one pre-token: chatfold to a million, the reference as far as it goes.
 const growth = (count: Count, sizes: number[]) => {
@@ -273,6 +327,7 @@ const result = {
   corpus: { texts: corpus.length, megabytes: round(corpusMB) },
   throughput,
   longInputs: long,
+  chatfoldOverProse: overProse,
   repeatedLetterGrowth: repeatedGrowth,
   startup,
   coldCount1000Messages: {

@@ -117,11 +117,12 @@ let bucketTails = new Int32Array(0);
  * bytes of every candidate (a run of one letter meets the same few pairs a million times).
  */
 function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: number) => number): number {
-  const next = new Int32Array(length); // start of the following part (length at the end)
-  const prev = new Int32Array(length); // start of the preceding part (-1 at the start)
-  const pairRank = new Int32Array(length).fill(NONE); // rank of the pair starting here
-  const partRank = new Int32Array(length); // rank of the part starting here (NONE: not a token)
-  const isStart = new Uint8Array(length).fill(1);
+  // Per byte offset, four integers side by side (one cache line, not five arrays: a merge
+  // touches all of them, at offsets all over a long piece): the start of the following part
+  // (length at the end; -1 once the part at this offset merged into the one before), of the
+  // preceding part (-1 at the start), the rank of the pair starting here (NONE when none), and
+  // of the part starting here (NONE: not a token).
+  const parts4 = new Int32Array(4 * length);
 
   // Pair ranks by the ranks of the two parts (NONE cached too); -1 keys mark empty slots.
   let slots = 1 << 10;
@@ -150,11 +151,11 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
   };
   /** The rank of the pair starting at part `start`, NONE when it is no token or the last part. */
   const pairAt = (start: number): number => {
-    const second = next[start] as number;
+    const second = parts4[4 * start] as number;
     if (second >= length) return NONE;
-    const left = partRank[start] as number;
-    const right = partRank[second] as number;
-    if (left === NONE || right === NONE) return rank(start, next[second] as number);
+    const left = parts4[4 * start + 3] as number;
+    const right = parts4[4 * second + 3] as number;
+    if (left === NONE || right === NONE) return rank(start, parts4[4 * second] as number);
     const mask = slots - 1;
     let slot = slotOf(left, right, mask);
     for (;;) {
@@ -163,7 +164,7 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
       if (key === left && rights[slot] === right) return values[slot] as number;
       slot = (slot + 1) & mask;
     }
-    const value = rank(start, next[second] as number);
+    const value = rank(start, parts4[4 * second] as number);
     lefts[slot] = left;
     rights[slot] = right;
     values[slot] = value;
@@ -179,8 +180,8 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
   }
   const heads = bucketHeads;
   const tails = bucketTails;
-  const entryStart = new Int32Array(3 * length);
-  const entryNext = new Int32Array(3 * length);
+  // Entry e: its start at 2e, the next entry of its bucket at 2e + 1 (-1 at the tail).
+  const entryPool = new Int32Array(6 * length);
   let entries = 0;
   // Ranks of the non-empty buckets, a binary min-heap.
   let rankHeap = new Int32Array(64);
@@ -247,38 +248,39 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
   };
   const enqueue = (value: number, start: number): void => {
     const head = heads[value] as number;
-    if (head !== -1 && start < (entryStart[tails[value] as number] as number)) {
+    if (head !== -1 && start < (entryPool[2 * (tails[value] as number)] as number)) {
       pushSide(value * START_SPAN + start);
       return;
     }
     const entry = entries++;
-    entryStart[entry] = start;
-    entryNext[entry] = -1;
+    entryPool[2 * entry] = start;
+    entryPool[2 * entry + 1] = -1;
     if (head === -1) {
       heads[value] = entry;
       pushRank(value);
-    } else entryNext[tails[value] as number] = entry;
+    } else entryPool[2 * (tails[value] as number) + 1] = entry;
     tails[value] = entry;
   };
   /** Recomputes the pair starting at part `start` (with the part after it) and queues it. */
   const update = (start: number): void => {
     const value = pairAt(start);
-    pairRank[start] = value;
+    parts4[4 * start + 2] = value;
     if (value !== NONE) enqueue(value, start);
   };
 
   // Single bytes by value: every byte-level encoding has all 256, but NONE is handled anyway.
   const byteRanks = new Int32Array(256).fill(-2);
   for (let i = 0; i < length; i++) {
-    next[i] = i + 1;
-    prev[i] = i - 1;
+    parts4[4 * i] = i + 1;
+    parts4[4 * i + 1] = i - 1;
+    parts4[4 * i + 2] = NONE;
     const byte = byteAt(i);
     let value = byteRanks[byte] as number;
     if (value === -2) {
       value = rank(i, i + 1);
       byteRanks[byte] = value;
     }
-    partRank[i] = value;
+    parts4[4 * i + 3] = value;
   }
   for (let i = 0; i + 1 < length; i++) update(i);
   let parts = length;
@@ -288,14 +290,14 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
     if (rankCount > 0) {
       value = rankHeap[0] as number;
       const head = heads[value] as number;
-      start = entryStart[head] as number;
+      start = entryPool[2 * head] as number;
       if (sideCount > 0 && (side[0] as number) < value * START_SPAN + start) {
         const top = side[0] as number;
         popSide();
         start = top % START_SPAN;
         value = (top - start) / START_SPAN;
       } else {
-        const following = entryNext[head] as number;
+        const following = entryPool[2 * head + 1] as number;
         heads[value] = following;
         if (following === -1) popRank();
       }
@@ -305,16 +307,16 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
       start = top % START_SPAN;
       value = (top - start) / START_SPAN;
     } else break;
-    if (isStart[start] === 0 || pairRank[start] !== value) continue;
-    const gone = next[start] as number;
-    isStart[gone] = 0;
-    const after = next[gone] as number;
-    next[start] = after;
-    if (after < length) prev[after] = start;
-    partRank[start] = value;
+    if (parts4[4 * start] === -1 || parts4[4 * start + 2] !== value) continue;
+    const gone = parts4[4 * start] as number;
+    const after = parts4[4 * gone] as number;
+    parts4[4 * gone] = -1;
+    parts4[4 * start] = after;
+    if (after < length) parts4[4 * after + 1] = start;
+    parts4[4 * start + 3] = value;
     parts--;
     update(start);
-    const before = prev[start] as number;
+    const before = parts4[4 * start + 1] as number;
     if (before >= 0) update(before);
   }
   return parts;
