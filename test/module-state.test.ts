@@ -24,6 +24,8 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/stores/jsonl/file-lock.ts:tokens': 'unique lock-owner tokens within the process',
   'src/stores/jsonl/file-lock.ts:temps': 'unique temporary file names within the process',
   'src/stores/jsonl/atomic-file.ts:temps': 'unique temporary file names within the process',
+  'src/stores/shared/process-identity.ts:self':
+    'who this process is (pid, host, boot id, start time), read once: a lease holder records it',
   // Threads, not data: idle search workers reused by every search in the process.
   'src/agent/workspace/line-matcher.ts:idleWorkers': 'the pool of idle search worker threads of the process',
   // A worker thread's entry module: the thread is the owner of what it holds.
