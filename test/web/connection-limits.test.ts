@@ -63,6 +63,25 @@ const closed = (socket: Socket): Promise<void> =>
     ? Promise.resolve()
     : new Promise((resolve) => socket.once('close', () => resolve()));
 
+/**
+ * Awaits `promise`; if it has not settled well before the test's own timeout, fails naming the
+ * step and the state `state` reads (a liveness report, not a speed check).
+ */
+async function step<T>(what: string, promise: Promise<T>, state: () => unknown): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what}: not after 20 s; ${JSON.stringify(state())}`)),
+      20_000,
+    );
+  });
+  try {
+    return await Promise.race([promise, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('chatfold serve keeps answering (issue 24)', () => {
   it('with many more idle sockets than its caps open, a normal request is still answered', async () => {
     const web = await startServe({ maxConnections: 20, maxConnectionsPerAddress: 10 });
@@ -84,10 +103,18 @@ describe('chatfold serve keeps answering (issue 24)', () => {
     const trickling = await openIdle(web.port, 'GET /api/info HTTP/1.1\r\n');
     const drip = setInterval(() => trickling.writable && trickling.write('X-A: b\r\n'), 20);
     // Without the limits both stay open (Node never times a connection that sent no byte).
-    await Promise.all([closed(silent), closed(trickling)]);
+    // Each step says where it stopped if it does not finish (this test once hung in a full run).
+    await step('both sockets closed', Promise.all([closed(silent), closed(trickling)]), () => ({
+      counts: web.connections(),
+      silent: silent.readyState,
+      trickling: trickling.readyState,
+    }));
     clearInterval(drip);
     expect(web.connections().timedOut).toBeGreaterThanOrEqual(1);
-    expect((await fetch(`${web.url}/api/info`)).status).toBe(200);
+    const response = await step('GET /api/info answered', fetch(`${web.url}/api/info`), () => ({
+      counts: web.connections(),
+    }));
+    expect(response.status).toBe(200);
   });
 
   it('a busy connection (a streaming answer) is never evicted; a new one is refused instead', async () => {
