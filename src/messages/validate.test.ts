@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { createEngineCache } from './engine-cache.ts';
 import type { Message, Part, Provider } from './types.ts';
 import { assertValid, VALIDATION_PROBLEM_KINDS, type ValidationProblemKind, validate } from './validate.ts';
 
@@ -306,5 +307,37 @@ describe('assertValid', () => {
     expect(error.message).toMatch(/^invalid conversation \(5 problems for anthropic\): illegal-role-order: /);
     expect(error.message).toMatch(/; and 2 more in details\.problems$/);
     expect(error.message).not.toMatch(/x3/);
+  });
+});
+
+describe('validate with a cache (a list validated again)', () => {
+  it('answers a list of the same messages as before, and validates one ending at the same message but holding others', () => {
+    const cache = createEngineCache();
+    const goal = user('go');
+    const ask = assistant([call('c1')]);
+    const answer = tool('c1');
+    const last = assistant('done');
+    const valid = [goal, ask, answer, last];
+    expect(validate(valid, { cache })).toEqual([]);
+    expect(validate([...valid], { cache })).toEqual([]);
+    // Same last message object, the tool result left out: the call is unanswered.
+    const broken = [goal, ask, last];
+    expect(validate(broken, { cache }).map((p) => `${p.kind}@${p.index}`)).toEqual(['missing-tool-result@1']);
+    expect(validate([...broken], { cache }).map((p) => `${p.kind}@${p.index}`)).toEqual([
+      'missing-tool-result@1',
+    ]);
+    // Other rules, same messages: not the remembered answer.
+    expect(validate(broken, { cache, allowPendingToolCalls: true, ignore: ['missing-tool-result'] })).toEqual(
+      [],
+    );
+    expect(validate(valid, { cache })).toEqual([]);
+  });
+
+  it('hands out its own problem objects each time', () => {
+    const cache = createEngineCache();
+    const broken = [user('go'), assistant([call('c9')]), assistant('done')];
+    const first = validate(broken, { cache });
+    (first[0] as { message: string }).message = 'changed by the caller';
+    expect(validate(broken, { cache })[0]?.message).not.toBe('changed by the caller');
   });
 });

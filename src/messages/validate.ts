@@ -5,7 +5,7 @@
  */
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { assertMessages } from './check-messages.ts';
-import type { EngineCache } from './engine-cache.ts';
+import { cacheTable, type EngineCache } from './engine-cache.ts';
 import { MAX_NESTING_DEPTH } from './json-depth.ts';
 import { toolArgumentsFault } from './tool-arguments.ts';
 import type { Message, Part, Provider, Role } from './types.ts';
@@ -183,6 +183,42 @@ function problemsOf(
   const { provider, allowPendingToolCalls = false, ignore = [], cache } = options;
   // The checked copy from here on (issue 24 §2): the caller's objects are read once.
   const messages = isChecked ? input : assertMessages(input, fn, { cache });
+  // The same frozen messages again with the same rules (a repeated compaction, a preview then
+  // the compaction): the problems found last time for a list ending at this message object.
+  const memos = cache?.table(VALIDATED);
+  const last = messages.at(-1);
+  const rules = `${provider ?? ''}\u0000${allowPendingToolCalls}\u0000${[...ignore].join(',')}`;
+  const memo = last === undefined ? undefined : memos?.get(last);
+  if (memo !== undefined && memo.rules === rules && sameList(memo.messages, messages))
+    return memo.problems.map((problem) => ({ ...problem }));
+  const found = findProblems(messages, provider, allowPendingToolCalls, ignore, cache);
+  // Only frozen messages (checked copies, chatfold's own) cannot change under the memo.
+  if (memos !== undefined && last !== undefined && messages.every((message) => Object.isFrozen(message)))
+    memos.set(last, { messages: [...messages], rules, problems: found.map((problem) => ({ ...problem })) });
+  return found;
+}
+
+/** The problems last found in a list ending at a message object, and the rules they were found for. */
+interface ValidationMemo {
+  readonly messages: readonly Message[];
+  readonly rules: string;
+  readonly problems: readonly ValidationProblem[];
+}
+const VALIDATED = cacheTable('messages.validated', () => new WeakMap<Message, ValidationMemo>());
+
+function sameList(a: readonly Message[], b: readonly Message[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function findProblems(
+  messages: readonly Message[],
+  provider: Provider | undefined,
+  allowPendingToolCalls: boolean,
+  ignore: readonly ValidationProblemKind[],
+  cache: EngineCache | undefined,
+): ValidationProblem[] {
   const ignored = new Set<ValidationProblemKind>(ignore);
   const problems: ValidationProblem[] = [];
   const report = (kind: ValidationProblemKind, index: number, text: string, callId?: string): void => {
