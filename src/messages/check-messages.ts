@@ -182,8 +182,12 @@ export function readMessageList(value: unknown, fn: string): unknown[] {
   }
   checkListLength({ length } as readonly unknown[], fn);
   const items: unknown[] = new Array(length);
-  for (let index = 0; index < length; index++) items[index] = read(() => list[index]);
-  return items;
+  // One guarded read of all the entries, not a closure per entry (issue 19: a quarter of a warm
+  // pruneMessages call went to reading the list).
+  return read(() => {
+    for (let index = 0; index < length; index++) items[index] = list[index];
+    return items;
+  });
 }
 
 /**
