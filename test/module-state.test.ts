@@ -14,6 +14,12 @@ const ALLOWED: Readonly<Record<string, string>> = {
   // Data, loaded once and never changed.
   'src/models/registry.ts:bundled': 'the bundled model registry, parsed once from the package data',
   'src/tokens/encodings.ts:loaded': 'BPE rank tables read from data/encoding once; immutable after loading',
+  // Scratch memory, not data: no value survives a call (a call that throws drops the arrays).
+  'src/tokens/byte-pair-count.ts:bucketHeads':
+    'queue heads by rank, -1 between calls (every call drains its queue); reused so a long run does not allocate the vocabulary size each time',
+  'src/tokens/byte-pair-count.ts:bucketTails': 'queue tails by rank, read only where a head is set',
+  'src/tokens/message-key.ts:scratch':
+    'a 64 KB buffer long texts are copied through while hashed; overwritten by each call',
   // Open: a table of counters the lead decides on (see the report of issue 22's cache work).
   'src/tokens/count-tokens.ts:counters':
     'countTokens() and compact() without a counter share one counter per tokenizer id (its count caches are content-keyed; its engine cache is never lent to compact())',

@@ -60,7 +60,15 @@ export function countBytePairs(piece: string, ranks: BpeRanks): number {
 
 function merge(length: number, rank: RankOf, size: number, byteAt: (index: number) => number): number {
   if (length < 2) return length;
-  return length <= SCAN_MERGE_MAX_BYTES ? scanMerge(length, rank) : queueMerge(length, rank, size, byteAt);
+  if (length <= SCAN_MERGE_MAX_BYTES) return scanMerge(length, rank);
+  try {
+    return queueMerge(length, rank, size, byteAt);
+  } catch (error) {
+    // A call that stops midway may leave buckets queued: the next call starts from fresh arrays.
+    bucketHeads = new Int32Array(0);
+    bucketTails = new Int32Array(0);
+    throw error;
+  }
 }
 
 /** The reference algorithm: find the lowest pair, merge, recompute its two neighbours. */
