@@ -65,6 +65,14 @@ const SHELL_READINGS = cacheTable(
   'supersede.shell-readings',
   () => new WeakMap<ToolCallPart, { key: string; reading: ShellReading | undefined }>(),
 );
+/**
+ * Shell lines analysed once per text, configuration and starting directory: an agent runs the
+ * same lines again and again (`npm test`, `git status`), and a first compaction reads every call.
+ */
+const SHELL_ANALYSES = cacheTable('supersede.shell-analyses', () => new Map<string, ShellCommandAnalysis>());
+/** Most lines remembered (then the memo starts over), and the longest one remembered. */
+const MAX_SHELL_ANALYSES = 4096;
+const MAX_REMEMBERED_LINE = 2000;
 /** Result facts once per result part (the latest classification, checked against its inputs). */
 const RESULT_FACTS = cacheTable(
   'supersede.result-facts',
@@ -167,11 +175,23 @@ function readShellCall(
   if (request?.kind !== 'shell') return undefined;
   const { command, directory: argument } = request as ShellRequest;
   const start = argument === undefined ? directory : resolveOperand(argument, { directory, cwd: config.cwd });
-  const analysis = parseShellCommand(command, {
-    directory: start,
-    cwd: config.cwd,
-    readOnlyCommands: config.readOnlyCommands,
-  });
+  const analyses = cache.table(SHELL_ANALYSES);
+  const key =
+    command.length > MAX_REMEMBERED_LINE
+      ? undefined
+      : `${config.dataKey}\u0000${start === undefined ? '\u0001' : start}\u0000${command}`;
+  let analysis = key === undefined ? undefined : analyses.get(key);
+  if (analysis === undefined) {
+    analysis = parseShellCommand(command, {
+      directory: start,
+      cwd: config.cwd,
+      readOnlyCommands: config.readOnlyCommands,
+    });
+    if (key !== undefined) {
+      if (analyses.size >= MAX_SHELL_ANALYSES) analyses.clear();
+      analyses.set(key, analysis);
+    }
+  }
   return { ...analysis, command, directory: start, hasDirectoryArgument: argument !== undefined };
 }
 

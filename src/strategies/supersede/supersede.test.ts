@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ChatfoldError } from '../../errors/chatfold-error.ts';
 import { importClaudeCode } from '../../messages/claude-code.ts';
+import { createEngineCache } from '../../messages/engine-cache.ts';
 import { fromSweAgentTrajectory, type SweAgentTrajectory } from '../../messages/swe-agent.ts';
 import type { Message } from '../../messages/types.ts';
 import { chatfoldMetadata } from '../../projection/chatfold-metadata.ts';
@@ -270,6 +271,26 @@ describe('supersede: identical calls and repeated commands (STR-1)', () => {
       .toolRound([{ name: 'bash', args: { command: 'cat a.py' }, result: lines('v2') }])
       .build();
     expect(stubs(run(back))).toEqual([[2, 'file-content', 'm6']]);
+  });
+
+  it('with one engine cache across conversations, a shell line is read in the directory it ran in', () => {
+    const cache = createEngineCache();
+    const cached = (messages: readonly Message[]) =>
+      withProjection(messages, supersede().apply(messages, { ...context(), cache }) as StrategyResult);
+    const elsewhere = buildConversation()
+      .user('go')
+      .toolRound([{ name: 'bash', args: { command: 'cat a.py' }, result: lines('root a.py') }])
+      .toolRound([{ name: 'bash', args: { command: 'cd sub' }, result: '' }])
+      .toolRound([{ name: 'bash', args: { command: 'cat a.py' }, result: lines('sub/a.py') }])
+      .build();
+    const same = buildConversation()
+      .user('go')
+      .toolRound([{ name: 'bash', args: { command: 'cat a.py' }, result: lines('v1') }])
+      .toolRound([{ name: 'bash', args: { command: 'cat a.py' }, result: lines('v2') }])
+      .build();
+    expect(stubs(cached(elsewhere))).toEqual([]);
+    expect(stubs(cached(same))).toEqual([[2, 'file-content', 'm4']]);
+    expect(stubs(cached(elsewhere))).toEqual([]);
   });
 });
 
