@@ -329,20 +329,23 @@ function messageFacts(
  * not its whole text. A kind with more facts than its cap (here or in the earlier ledger) is
  * named in `leftOut`, so the summary can say its list is not complete. Very large outputs are
  * scanned at head and tail only. A message's facts are kept in `cache` (a session's: each
- * message is scanned once while it lives).
+ * message is scanned once while it lives), and so is the ledger of the last span ending at each
+ * message: the same span again returns it (frozen).
  */
 export function extractLedger(
   messages: readonly Message[],
   previous: FactLedger = EMPTY_LEDGER,
   caps: Readonly<Record<FactKind, number>> = DEFAULT_LEDGER_CAPS,
-  cache: EngineCache = cacheOrFresh(undefined),
+  cache?: EngineCache,
 ): FactLedger {
+  if (cache === undefined) return readLedger(messages, previous, caps, cacheOrFresh(undefined));
   // The same span again (a repeated compaction, a preview then the compaction): the ledger
   // extracted last time for a span ending at this message object, if every message is the same.
   const last = messages.at(-1);
-  const memos = last === undefined ? undefined : cache.table(LEDGERS);
+  if (last === undefined) return readLedger(messages, previous, caps, cache);
+  const memos = cache.table(LEDGERS);
   const previousKey = previous === EMPTY_LEDGER ? '' : JSON.stringify(previous);
-  const memo = last === undefined ? undefined : memos?.get(last);
+  const memo = memos.get(last);
   if (
     memo !== undefined &&
     memo.caps === caps &&
@@ -351,7 +354,7 @@ export function extractLedger(
   )
     return memo.ledger;
   const ledger = frozen(readLedger(messages, previous, caps, cache));
-  if (last !== undefined) memos?.set(last, { messages: [...messages], previous: previousKey, caps, ledger });
+  memos.set(last, { messages: [...messages], previous: previousKey, caps, ledger });
   return ledger;
 }
 
