@@ -49,21 +49,20 @@ export const agentContextSchema = z.strictObject({
   retentionTokens: positiveInt.optional(),
 });
 
-/**
- * Schema of `createAgent`'s options. `model` and `summarizer` are checked as specs when they are
- * plain objects (so `model.maxInputToken` is named as an unknown key), else as AI SDK models.
- */
-export function agentOptionsSchema(options: { readonly model: unknown; readonly summarizer?: unknown }) {
-  const modelSchema = (value: unknown) => (isModelSpecObject(value) ? agentModelSpecSchema : languageModel);
+/** How a `model` or `summarizer` option is checked: as a spec, or as an AI SDK model. */
+type ModelSchema = typeof agentModelSpecSchema | typeof languageModel;
+
+/** The schema of `createAgent`'s options with the given checks of `model` and `summarizer`. */
+function buildAgentOptionsSchema(model: ModelSchema, summarizer: ModelSchema) {
   return z.strictObject({
-    model: modelSchema(options.model),
+    model,
     name: z.string().min(1).optional(),
     instructions: z.string().optional(),
     tools: z.record(z.string(), z.unknown()).optional(),
     recall: z.boolean().optional(),
     history: z.string().min(1).optional(),
     context: agentContextSchema.optional(),
-    summarizer: modelSchema(options.summarizer).optional(),
+    summarizer: summarizer.optional(),
     hooks: z
       .strictObject({
         beforeCompact: fn('beforeCompact').optional(),
@@ -98,4 +97,26 @@ export function agentOptionsSchema(options: { readonly model: unknown; readonly 
       ])
       .optional(),
   });
+}
+
+// The four schemas, built once (NFR-7.5): building one and compiling its first parse took a
+// web server's event loop about a millisecond on every agent it built (every chat's first open).
+// Schemas are immutable; zod keeps only its compiled parser in them.
+const optionsSchemas = {
+  specSpec: buildAgentOptionsSchema(agentModelSpecSchema, agentModelSpecSchema),
+  specModel: buildAgentOptionsSchema(agentModelSpecSchema, languageModel),
+  modelSpec: buildAgentOptionsSchema(languageModel, agentModelSpecSchema),
+  modelModel: buildAgentOptionsSchema(languageModel, languageModel),
+} as const;
+
+/**
+ * Schema of `createAgent`'s options. `model` and `summarizer` are checked as specs when they are
+ * plain objects (so `model.maxInputToken` is named as an unknown key), else as AI SDK models.
+ * The schemas are built once; this picks the one for the given options.
+ */
+export function agentOptionsSchema(options: { readonly model: unknown; readonly summarizer?: unknown }) {
+  const isModelSpec = isModelSpecObject(options.model);
+  const isSummarizerSpec = isModelSpecObject(options.summarizer);
+  if (isModelSpec) return isSummarizerSpec ? optionsSchemas.specSpec : optionsSchemas.specModel;
+  return isSummarizerSpec ? optionsSchemas.modelSpec : optionsSchemas.modelModel;
 }
