@@ -66,7 +66,15 @@ describe('background compaction, session side (issue 13)', () => {
     expect(events.some((event) => event.type === 'background-queued')).toBe(true);
     // A worker (another chatfold on the same store) computes the plan with the LLM summary.
     const worker = await createChatfold(options).session('s');
+    const workerEvents: SessionEvent[] = [];
+    worker.on((event) => workerEvents.push(event));
     const plan = await worker.precompact();
+    // Writing the plan compacts nothing yet: no compaction events (a gateway counted each
+    // background plan as a manual compaction), only background-ready.
+    expect(workerEvents.map((event) => event.type)).toContain('background-ready');
+    expect(
+      workerEvents.filter((event) => event.type === 'compaction-start' || event.type === 'compaction-end'),
+    ).toEqual([]);
     expect(plan.summary?.source).toBe('llm');
     expect(summarizerCalls).toBe(1);
     expect((await session.status()).pendingSummary?.messagesSummarized).toBeGreaterThan(0);
@@ -85,6 +93,8 @@ describe('background compaction, session side (issue 13)', () => {
     // The record says what was applied to this projection, not what the worker planned earlier.
     const record = (await session.compactions()).at(-1);
     expect(record?.mode).toBe('auto');
+    const ends = events.filter((event) => event.type === 'compaction-end');
+    expect(ends.map((event) => event.type === 'compaction-end' && event.mode)).toEqual(['auto']);
     if (appliedEvent?.type === 'background-applied') {
       expect(record).toMatchObject({
         tokensBefore: appliedEvent.report.tokensBefore,

@@ -253,7 +253,7 @@ export class ChatfoldSession implements Session {
         messages: [...this.#projection.messages],
         base: this.#projection.snapshot?.id ?? null,
         decision,
-        run: this.#runOptions(request),
+        run: this.#runOptions(request, true),
       };
     }, options.signal);
     const outcome = await runCompaction(input.messages, input.decision, input.run);
@@ -319,13 +319,21 @@ export class ChatfoldSession implements Session {
     return decision;
   }
 
-  #runOptions(request: CompactionRequest) {
+  /**
+   * @param background a plan written ahead for the trigger (`precompact`): nothing is compacted
+   *   yet, so its start and end are not compaction events (`background-ready` reports it, and
+   *   applying it is the compaction, `mode: 'auto'`); its progress and fallbacks are still said.
+   */
+  #runOptions(request: CompactionRequest, background = false) {
     return runOptions(this.#config, request, {
       counter: this.#counter,
       state: this.#state,
       now: this.#config.now().getTime(),
       hooks: this.#config.options.hooks,
-      onEvent: (event) => this.#emit(event),
+      onEvent: (event) => {
+        if (background && (event.type === 'compaction-start' || event.type === 'compaction-end')) return;
+        this.#emit(event);
+      },
     });
   }
 
