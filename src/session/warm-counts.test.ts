@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { Message } from '../messages/types.ts';
+import { createTokenCounter } from '../tokens/create-token-counter.ts';
 import { WARM_SLICE_MESSAGES, warmCounts } from './warm-counts.ts';
 
 const messages = (count: number): Message[] =>
@@ -55,6 +56,54 @@ describe('warmCounts (NFR-7.5)', () => {
         },
       ),
     ));
+
+  it('ends each slice by counting the history so far, when the counter can count lists', () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (n, slice) => {
+          const { log, counter, yieldNow } = recordingCounter();
+          const lists: { ids: string[]; countedBefore: number }[] = [];
+          const history = messages(n);
+          await warmCounts(
+            {
+              ...counter,
+              count: (list: readonly Message[]) => {
+                lists.push({ ids: list.map((message) => message.id), countedBefore: log.length });
+                return { total: 0, overhead: 0, tools: 0, perMessage: [] };
+              },
+            },
+            history,
+            {
+              sliceMessages: slice,
+              sliceMs: Number.POSITIVE_INFINITY,
+              now: () => 0,
+              yieldToEventLoop: yieldNow,
+            },
+          );
+          // One list a slice: the prefix up to the slice's end, after its messages were counted,
+          // the last one the whole history.
+          const ends = Array.from({ length: Math.ceil(n / slice) }, (_, i) => Math.min(n, (i + 1) * slice));
+          expect(lists).toEqual(
+            ends.map((end) => ({
+              ids: history.slice(0, end).map((message) => message.id),
+              countedBefore: end,
+            })),
+          );
+        },
+      ),
+    ));
+
+  it('leaves the counts of a real counter as a cold count finds them', async () => {
+    const history = messages(300);
+    const warmed = createTokenCounter({ tokenizer: 'openai:o200k_base' });
+    await warmCounts(warmed, history, { sliceMessages: 16 });
+    const cold = createTokenCounter({ tokenizer: 'openai:o200k_base' }).count(history);
+    const warm = warmed.count(history);
+    expect(warm.total).toBe(cold.total);
+    expect(warm.perMessage).toEqual(cold.perMessage);
+  });
 
   it('ends a slice early when the clock says it ran sliceMs', async () => {
     const { log, counter, yieldNow } = recordingCounter();

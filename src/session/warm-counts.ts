@@ -26,12 +26,17 @@ export interface WarmCountsOptions {
  * first `prepare()` or `status()` after it costs what a warm one does; the counts never
  * depend on the clock, only where the slices end does.
  *
- * @param counter the session's counter (its cache keeps the counts).
+ * When the counter has `count`, each slice ends by counting the history so far: the counter
+ * remembers the last list it counted and extends it (TOK-6), so the first count of the whole
+ * history afterwards (the gauge of `status()`) finds every message in that list instead of
+ * looking up a thousand messages at one stretch; that count's answer does not change.
+ *
+ * @param counter the session's counter (its caches keep the counts).
  * @param messages the projection just loaded.
  * @returns how many times the event loop ran between slices.
  */
 export async function warmCounts(
-  counter: Pick<TokenCounter, 'countMessage'>,
+  counter: Pick<TokenCounter, 'countMessage'> & Partial<Pick<TokenCounter, 'count'>>,
   messages: readonly Message[],
   {
     sliceMessages = WARM_SLICE_MESSAGES,
@@ -47,7 +52,10 @@ export async function warmCounts(
     counter.countMessage(message);
     inSlice++;
     const isLast = index === messages.length - 1;
-    if (!isLast && (inSlice >= sliceMessages || now() - sliceStart >= sliceMs)) {
+    const endsSlice = !isLast && (inSlice >= sliceMessages || now() - sliceStart >= sliceMs);
+    // Every message of the prefix is cached by now: this reads only this slice's messages.
+    if (isLast || endsSlice) counter.count?.(messages.slice(0, index + 1));
+    if (endsSlice) {
       await yieldNow();
       yields++;
       inSlice = 0;
