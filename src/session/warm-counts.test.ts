@@ -71,7 +71,14 @@ describe('warmCounts (NFR-7.5)', () => {
               ...counter,
               count: (list: readonly Message[]) => {
                 lists.push({ ids: list.map((message) => message.id), countedBefore: log.length });
-                return { total: 0, overhead: 0, tools: 0, perMessage: [] };
+                return {
+                  total: 0,
+                  overhead: 0,
+                  tools: 0,
+                  perMessage: [],
+                  tokenizer: 'chars/4',
+                  accuracy: 'approximate' as const,
+                };
               },
             },
             history,
