@@ -61,6 +61,43 @@ describe('chatfold chat for scripts (CLI-1)', { timeout: 120_000 }, () => {
     );
   });
 
+  it('--recall offers chatfold_recall: the model reads back an earlier message from the full history', async () => {
+    const home = chatHome();
+    server.configure({
+      script: {
+        rules: [
+          {
+            match: { lastUserIncludes: 'what was the vault code', isSummary: false },
+            steps: [
+              { toolCalls: [{ name: 'chatfold_recall', arguments: { query: 'vault code is' } }] },
+              { text: 'The vault code was 7291.' },
+            ],
+          },
+        ],
+      },
+    });
+    const base = ['chat', ...fakeModel(), '--store', home.store, '--session', 'recall', '--recall'];
+    expect((await chatfold(home, [...base, '--new', '--print', 'note: the vault code is 7291'])).code).toBe(
+      0,
+    );
+    const run = await chatfold(home, [...base, '--print', 'what was the vault code?']);
+    expect(run).toMatchObject({ code: 0, stdout: 'The vault code was 7291.\n' });
+    expect(run.stderr).toMatch(/⚙ chatfold_recall/);
+    // The tool was offered, and its answer (read from the store) went back to the model.
+    const body = server.requests.at(-1)?.body as {
+      tools?: { function?: { name?: string } }[];
+      messages: { role: string; content: unknown }[];
+    };
+    expect(body.tools?.map((tool) => tool.function?.name)).toContain('chatfold_recall');
+    const answers = body.messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => JSON.stringify(message.content));
+    expect(answers.some((answer) => answer.includes('the vault code is 7291'))).toBe(true);
+    // Without --recall (and without `recall: true` in an agent file) the tool is not offered.
+    await chatfold(home, ['chat', ...fakeModel(), '--store', home.store, '--print', 'hello']);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain('chatfold_recall');
+  });
+
   it('piped stdin: one prompt per line, slash commands too, answered in order', async () => {
     const home = chatHome();
     const piped = ['chat', ...fakeModel(), '--store', home.store, '--session', 'piped'];

@@ -146,6 +146,12 @@ export const agentFileSchema = z
         .optional()
         .describe('A cheaper model for summaries (SUM-5); default: the chat model'),
       maxSteps: positiveInteger('Model calls per turn before the tool loop stops (default 25)').optional(),
+      recall: z
+        .boolean({ error: 'true or false' })
+        .optional()
+        .describe(
+          'Offer the model the chatfold_recall tool: it reads back, by id or by a search, what compaction folded away (default false)',
+        ),
     },
     { error: 'a mapping (an agent file is a YAML mapping of name, model, …)' },
   )

@@ -3,7 +3,7 @@ import { type ChatCliOptions, startChat } from '../repl/start-chat.ts';
 
 /**
  * `chatfold chat [agent] [--session ID] [--workspace DIR] [--store FILE|DIR|URL]
- * [--model provider:name] [--base-url URL] [--print "prompt"]` (CLI-1): the terminal agent.
+ * [--model provider:name] [--base-url URL] [--recall] [--print "prompt"]` (CLI-1): the terminal agent.
  */
 export function registerChat(program: Command): void {
   program
@@ -37,6 +37,10 @@ export function registerChat(program: Command): void {
     .option(
       '--timeout <seconds>',
       'cancel a model call that sends nothing for this long (default 300; local models on a CPU may need more)',
+    )
+    .option(
+      '--recall',
+      'offer the model the chatfold_recall tool: it reads back what compaction folded away (also `recall: true` in an agent file)',
     )
     .option('--print <prompt>', 'run one turn, print the answer and exit (scripts)')
     .action(async (agent: string | undefined, options: ChatCliOptions) => {

@@ -30,6 +30,8 @@ export interface ChatCliOptions {
   readonly new?: boolean;
   /** `--timeout SECONDS`: how long a model call may send nothing before it is cancelled. */
   readonly timeout?: string;
+  /** `--recall`: offer the model `chatfold_recall` (also the agent file's `recall: true`). */
+  readonly recall?: boolean;
 }
 
 /** Seconds a model call may send nothing before `chatfold chat` cancels it (`--timeout`). */
@@ -240,6 +242,7 @@ async function openAgent(
       ? {}
       : { context: definedOnly(loaded.file.context) as AgentContextOptions }),
     ...(loaded?.file.maxSteps === undefined ? {} : { maxSteps: loaded.file.maxSteps }),
+    ...(options.recall === true || loaded?.file.recall === true ? { recall: true } : {}),
     requestTimeoutMs: timeoutOption(options.timeout),
     // A web tab or another terminal on the same store is told who is answering (E_BUSY).
     turnLease: { label: 'chatfold chat' },
