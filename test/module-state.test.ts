@@ -25,6 +25,8 @@ const ALLOWED: Readonly<Record<string, string>> = {
     'countTokens() and compact() without a counter share one counter per tokenizer id (its count caches are content-keyed; its engine cache is never lent to compact())',
   'src/messages/tools/ai-sdk-tools.ts:zodJsonSchemas':
     'the JSON Schema of an immutable zod schema object, weakly keyed (what the AI SDK converts once per schema)',
+  'src/agent/language-model-for.ts:builtModels':
+    'the AI SDK model built from a frozen model spec, weakly keyed by it (rebuilt when the API key read from the environment changes)',
   // Process-wide by design: they coordinate access to one file or name temp files.
   'src/stores/sqlite/sqlite-driver.ts:queues': 'one write queue per SQLite database file in the process',
   'src/stores/jsonl/file-lock.ts:tokens': 'unique lock-owner tokens within the process',

@@ -11,7 +11,8 @@ import { agentOptionsSchema, isModelSpecObject } from './agent-options-schema.ts
 import { prepareTools } from './agent-tools.ts';
 import { contextToChatfoldOptions } from './context-options.ts';
 import { createEventChannel, type EventChannel } from './event-channel.ts';
-import { chatfoldProviderOf, createLanguageModel, PROVIDER_KEYS } from './language-model.ts';
+import { chatfoldProviderOf, PROVIDER_KEYS } from './language-model.ts';
+import { languageModelFor } from './language-model-for.ts';
 import { modelWarnings } from './model-warnings.ts';
 import { RECALL_TOOL_NAME, recallAgentTool } from './recall-tool.ts';
 import { INSTRUCTIONS_METADATA_KEY, type RunContext, runLoop } from './run-loop.ts';
@@ -111,7 +112,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   checkOptions(options);
   const ai = await importPeer('ai', () => import('ai'), 'chatfold/agent');
   const spec = isSpec(options.model) ? options.model : undefined;
-  const model = spec === undefined ? (options.model as LanguageModel) : await createLanguageModel(spec);
+  const model = spec === undefined ? (options.model as LanguageModel) : await languageModelFor(spec);
   const modelId = spec?.name ?? (typeof model === 'string' ? model : model.modelId);
   const provider = spec === undefined ? providerOfModel(model) : chatfoldProviderOf(spec.provider);
   const label = spec === undefined ? modelId : `${spec.provider}:${spec.name}`;
@@ -119,7 +120,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
     options.summarizer === undefined
       ? model
       : isSpec(options.summarizer)
-        ? await createLanguageModel(options.summarizer)
+        ? await languageModelFor(options.summarizer)
         : options.summarizer;
   // chatfold_recall answers from the session opened below (its tool is defined before it, so
   // the definitions count against the budget from the first prompt).

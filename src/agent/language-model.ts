@@ -36,7 +36,8 @@ export function parseModelSpec(value: string): { provider: AgentProvider; name: 
   return { provider: provider as AgentProvider, name };
 }
 
-function apiKeyFor(spec: AgentModelSpec, env: PathEnvironment): string | undefined {
+/** The key a spec's model uses: its own, else the first of its provider's variables that is set. */
+export function apiKeyFor(spec: AgentModelSpec, env: PathEnvironment): string | undefined {
   if (spec.apiKey !== undefined) return spec.apiKey;
   for (const name of PROVIDER_KEYS[spec.provider]) {
     const value = env[name]?.trim();

@@ -1,3 +1,4 @@
+import { isModelSpecObject } from '../../agent/agent-options-schema.ts';
 import type { Agent, AgentContextOptions, AgentModelSpec, AgentOptions } from '../../agent/types.ts';
 import type { JsonValue } from '../../messages/types.ts';
 import type { WebSettings } from '../api-types.ts';
@@ -48,11 +49,26 @@ function summarizerSpec(value: string, model: AgentOptions['model']): AgentModel
       ? (model as AgentModelSpec)
       : undefined;
   const sameProvider = chat !== undefined && chat.provider === provider;
-  return {
+  return Object.freeze({
     provider,
     name,
     ...(sameProvider && chat.baseURL !== undefined ? { baseURL: chat.baseURL } : {}),
     ...(sameProvider && chat.apiKey !== undefined ? { apiKey: chat.apiKey } : {}),
+  });
+}
+
+/**
+ * The agent definition with a model or summarizer given as a spec frozen (a copy): every agent
+ * of the pool then shares one AI SDK model per spec (`createAgent` builds a frozen spec's
+ * model once) instead of building the provider at each chat's first open (NFR-7.5).
+ */
+function withFrozenSpecs(definition: AgentPoolOptions['agent']): AgentPoolOptions['agent'] {
+  const frozen = <T>(model: T): T =>
+    isModelSpecObject(model) && !Object.isFrozen(model) ? (Object.freeze({ ...model }) as T) : model;
+  return {
+    ...definition,
+    model: frozen(definition.model),
+    ...(definition.summarizer === undefined ? {} : { summarizer: frozen(definition.summarizer) }),
   };
 }
 
@@ -71,12 +87,25 @@ interface OpenAgent {
  */
 export class AgentPool {
   readonly #options: AgentPoolOptions;
+  /** `options.agent`, its model specs frozen. */
+  readonly #definition: AgentPoolOptions['agent'];
+  /** The summarizer spec of the last `summarizerModel` setting seen (one object per value). */
+  #summarizer: { readonly value: string; readonly spec: AgentModelSpec } | undefined;
   readonly #open = new Map<string, OpenAgent>();
   /** Sessions with a turn or summary running, each with the function that stops it. */
   readonly #busy = new Map<string, () => void>();
 
   constructor(options: AgentPoolOptions) {
     this.#options = options;
+    this.#definition = withFrozenSpecs(options.agent);
+  }
+
+  /** The spec of a `provider:name` summarizer setting, the same object while the setting stays. */
+  #summarizerSpec(value: string): AgentModelSpec {
+    if (this.#summarizer?.value !== value) {
+      this.#summarizer = { value, spec: summarizerSpec(value, this.#definition.model) };
+    }
+    return this.#summarizer.spec;
   }
 
   /** The context options an agent of this session gets under the given settings. */
@@ -95,13 +124,14 @@ export class AgentPool {
 
   /** The options a session's agent gets under the current settings, and a key that changes with them. */
   async #optionsFor(sessionId: string): Promise<{ options: AgentOptions; key: string }> {
-    const { store, agent: definition } = this.#options;
+    const { store } = this.#options;
+    const definition = this.#definition;
     const [settings, info] = await Promise.all([this.#options.settings(), store.getSession(sessionId)]);
     const context = this.contextFor(settings, sessionAutoCompaction(info?.metadata));
     const summarizer =
       settings.summarizerModel === null
         ? definition.summarizer
-        : summarizerSpec(settings.summarizerModel, definition.model);
+        : this.#summarizerSpec(settings.summarizerModel);
     return {
       options: {
         ...definition,
