@@ -2,8 +2,9 @@
  * The gateway's side of `chatfold_recall` for Anthropic Messages (issue 21): when the model's
  * answer uses only the `chatfold_recall` tool, the gateway answers from the session's full
  * history and asks again with the tool use and its results after the projection. The client
- * never sees the exchange and it is not stored. An answer that mixes recall with the client's
- * own tools loses the recall blocks.
+ * never sees the exchange and it is not stored; what the model wrote beside its recall calls
+ * comes first in the answer, as a stream shows it. An answer that mixes recall with the
+ * client's own tools loses the recall blocks.
  */
 import { toAnthropic } from '../messages/anthropic.ts';
 import type { Conversation } from './gateway-runtime.ts';
@@ -31,11 +32,26 @@ function readContent(text: string): { body: Json; content: Json[] } | undefined 
 const isToolUse = (block: Json): boolean => block.type === 'tool_use';
 export const isRecallUse = (block: Json): boolean => isToolUse(block) && block.name === RECALL_TOOL_NAME;
 
-/** The answer without recall tool uses (the client does not know the tool). */
-function withoutRecall(answer: UpstreamAnswer): UpstreamAnswer {
+/** The text blocks of an answer, joined (what the model wrote beside its tool uses). */
+function saidIn(text: string): string {
+  const content = readContent(text)?.content ?? [];
+  return content
+    .filter((block) => block.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text as string)
+    .join('');
+}
+
+/**
+ * The answer without recall tool uses (the client does not know the tool), after a text block
+ * with what the model wrote in the rounds before it — as a streamed answer shows it.
+ */
+function withoutRecall(answer: UpstreamAnswer, earlier: string): UpstreamAnswer {
   const read = readContent(answer.text);
-  if (read === undefined || !read.content.some(isRecallUse)) return answer;
-  const content = read.content.filter((block) => !isRecallUse(block));
+  if (read === undefined || (!read.content.some(isRecallUse) && earlier === '')) return answer;
+  const content = [
+    ...(earlier === '' ? [] : [{ type: 'text', text: earlier }]),
+    ...read.content.filter((block) => !isRecallUse(block)),
+  ];
   const stillUsesTools = content.some(isToolUse);
   return {
     ...answer,
@@ -96,6 +112,7 @@ export function resolveAnthropicRecall(options: RecallRounds): Promise<UpstreamA
     path: '/messages',
     round: (text) => anthropicRecallTurns(options.conversation, readContent(text)?.content),
     body: anthropicRecallBody(options),
+    said: saidIn,
     finish: withoutRecall,
   });
 }

@@ -42,16 +42,27 @@ function firstMessage(text: string): { body: Json; message: Json; calls: Call[] 
 
 export const isRecall = (call: Call): boolean => call.function?.name === RECALL_TOOL_NAME;
 
-/** The answer with the recall calls taken out of its first choice (the client does not know the tool). */
-function withoutRecallCalls(answer: UpstreamAnswer): UpstreamAnswer {
+/** The text an answer's first choice carries (what the model wrote beside its calls). */
+function saidIn(text: string): string {
+  const content = firstMessage(text)?.message.content;
+  return typeof content === 'string' ? content : '';
+}
+
+/**
+ * The answer with the recall calls taken out of its first choice (the client does not know the
+ * tool), after the text the model wrote in the rounds before it — as a streamed answer shows it.
+ */
+function withoutRecallCalls(answer: UpstreamAnswer, earlier: string): UpstreamAnswer {
   const read = firstMessage(answer.text);
-  if (read === undefined || !read.calls.some(isRecall)) return answer;
+  if (read === undefined || (!read.calls.some(isRecall) && earlier === '')) return answer;
   const kept = read.calls.filter((call) => !isRecall(call));
   const { tool_calls: _calls, ...message } = read.message;
+  const content = typeof message.content === 'string' ? message.content : '';
+  const said = earlier === '' ? message : { ...message, content: `${earlier}${content}` };
   const choices = [...(read.body.choices as Json[])];
   choices[0] = {
     ...(choices[0] as Json),
-    message: kept.length === 0 ? message : { ...message, tool_calls: kept },
+    message: kept.length === 0 ? said : { ...said, tool_calls: kept },
     ...(kept.length === 0 ? { finish_reason: 'stop' } : {}),
   };
   return { ...answer, text: JSON.stringify({ ...read.body, choices }) };
@@ -83,8 +94,10 @@ export interface RecallDialect {
   ) => Promise<{ readonly calls: number; readonly turns: readonly Json[] } | undefined>;
   /** The request body carrying the projection and the rounds so far. */
   readonly body: (exchange: readonly Json[]) => string;
-  /** The answer the client gets: without the recall calls it does not know. */
-  readonly finish: (answer: UpstreamAnswer) => UpstreamAnswer;
+  /** The text an answer carries beside its calls (kept for the client, as a stream shows it). */
+  readonly said: (text: string) => string;
+  /** The answer the client gets: the text of the earlier rounds, then the answer without the recall calls it does not know. */
+  readonly finish: (answer: UpstreamAnswer, earlier: string) => UpstreamAnswer;
 }
 
 /**
@@ -98,10 +111,12 @@ export async function runRecallRounds(
   dialect: RecallDialect,
 ): Promise<UpstreamAnswer> {
   let answer = first;
+  let earlier = '';
   const exchange: Json[] = [];
   for (let round = 0; round < MAX_RECALL_ROUNDS; round++) {
     const next = await dialect.round(answer.text);
     if (next === undefined) break;
+    earlier += dialect.said(answer.text);
     const response = await sendRecallRound(
       { runtime, conversation, incoming, signal },
       dialect,
@@ -110,7 +125,7 @@ export async function runRecallRounds(
     );
     answer = { status: response.status, headers: response.headers, text: await response.text() };
   }
-  return dialect.finish(answer);
+  return dialect.finish(answer, earlier);
 }
 
 /**
@@ -185,6 +200,7 @@ export function resolveRecall(options: RecallRounds): Promise<UpstreamAnswer> {
     path: '/chat/completions',
     round: (text) => openAIRecallTurns(options.conversation, firstMessage(text)?.message),
     body: openAIRecallBody(options),
+    said: saidIn,
     finish: withoutRecallCalls,
   });
 }

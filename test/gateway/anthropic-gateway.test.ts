@@ -260,5 +260,27 @@ describe('chatfold_recall by id, streamed, with the Anthropic SDK', () => {
     expect(final.content.map((block) => block.type)).toEqual(['text', 'text']);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.content[1]?.type === 'text' && final.content[1].text).toContain('the ferry leaves at 06:40');
+
+    // Not streamed: the same two text blocks, the model's words before its call first.
+    messages.push(
+      {
+        role: 'assistant',
+        content: final.content.map((block) => ({
+          type: 'text' as const,
+          text: block.type === 'text' ? block.text : '',
+        })),
+      },
+      { role: 'user', content: 'recall by id, not streamed' },
+    );
+    const whole = await anthropic.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system: SYSTEM,
+      messages,
+    });
+    expect(whole.content.map((block) => block.type)).toEqual(['text', 'text']);
+    expect(whole.content[0]?.type === 'text' && whole.content[0].text).toBe('Let me look that up. ');
+    expect(whole.content[1]?.type === 'text' && whole.content[1].text).toContain('the ferry leaves at 06:40');
+    expect(whole.stop_reason).toBe('end_turn');
   });
 });

@@ -368,8 +368,9 @@ describe('chatfold_recall by id, streamed and not', () => {
     const named = namedIds(JSON.stringify(asked));
     expect(named).toMatch(/^gw-\w+\.\.gw-\w+$/);
     expect(whole.choices[0]?.message.tool_calls).toBeUndefined();
+    // What the model wrote beside its call comes first, as the stream below shows it.
     expect(whole.choices[0]?.message.content).toMatch(
-      /^recalled: \[#\d+ user id=gw-\w+ (summarized|omitted)\]\n/,
+      /^Let me look that up\. recalled: \[#\d+ user id=gw-\w+ (summarized|omitted)\]\n/,
     );
     expect(whole.choices[0]?.message.content).toContain('Remember this: the vault code is 7291.');
     messages.push(whole.choices[0]?.message as ChatMessage);
