@@ -100,6 +100,56 @@ function scanMerge(length: number, rank: RankOf): number {
 /** Side-queue entries pack `rank * 2^32 + start`: the smallest is the lowest rank, then the leftmost. */
 const START_SPAN = 2 ** 32;
 
+/** A binary min-heap of numbers in a typed array that grows by doubling (ranks, packed side entries). */
+class MinHeap {
+  private values: Float64Array;
+  size = 0;
+
+  constructor(capacity: number) {
+    this.values = new Float64Array(capacity);
+  }
+
+  /** The smallest value; only when `size > 0`. */
+  top(): number {
+    return this.values[0] as number;
+  }
+
+  push(value: number): void {
+    if (this.size === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    const values = this.values;
+    let i = this.size++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if ((values[parent] as number) <= value) break;
+      values[i] = values[parent] as number;
+      i = parent;
+    }
+    values[i] = value;
+  }
+
+  /** Removes and returns the smallest value; only when `size > 0`. */
+  pop(): number {
+    const values = this.values;
+    const top = values[0] as number;
+    const last = values[--this.size] as number;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && (values[child + 1] as number) < (values[child] as number)) child++;
+      if ((values[child] as number) >= last) break;
+      values[i] = values[child] as number;
+      i = child;
+    }
+    values[i] = last;
+    return top;
+  }
+}
+
 /**
  * Queue heads by rank, shared by all calls (grown to the largest encoding): -1 between calls,
  * because every call drains its queue, and an emptied bucket's head is -1 again.
@@ -192,72 +242,13 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
   const entryPool = new Int32Array(6 * length);
   let entries = 0;
   // Ranks of the non-empty buckets, a binary min-heap.
-  let rankHeap = new Int32Array(64);
-  let rankCount = 0;
+  const rankHeap = new MinHeap(64);
   // Entries queued left of their bucket's tail, packed as START_SPAN says.
-  let side = new Float64Array(16);
-  let sideCount = 0;
-
-  const pushRank = (value: number): void => {
-    if (rankCount === rankHeap.length) {
-      const grown = new Int32Array(rankHeap.length * 2);
-      grown.set(rankHeap);
-      rankHeap = grown;
-    }
-    let i = rankCount++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if ((rankHeap[parent] as number) <= value) break;
-      rankHeap[i] = rankHeap[parent] as number;
-      i = parent;
-    }
-    rankHeap[i] = value;
-  };
-  const popRank = (): void => {
-    const last = rankHeap[--rankCount] as number;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= rankCount) break;
-      if (child + 1 < rankCount && (rankHeap[child + 1] as number) < (rankHeap[child] as number)) child++;
-      if ((rankHeap[child] as number) >= last) break;
-      rankHeap[i] = rankHeap[child] as number;
-      i = child;
-    }
-    rankHeap[i] = last;
-  };
-  const pushSide = (value: number): void => {
-    if (sideCount === side.length) {
-      const grown = new Float64Array(side.length * 2);
-      grown.set(side);
-      side = grown;
-    }
-    let i = sideCount++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if ((side[parent] as number) <= value) break;
-      side[i] = side[parent] as number;
-      i = parent;
-    }
-    side[i] = value;
-  };
-  const popSide = (): void => {
-    const last = side[--sideCount] as number;
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= sideCount) break;
-      if (child + 1 < sideCount && (side[child + 1] as number) < (side[child] as number)) child++;
-      if ((side[child] as number) >= last) break;
-      side[i] = side[child] as number;
-      i = child;
-    }
-    side[i] = last;
-  };
+  const side = new MinHeap(16);
   const enqueue = (value: number, start: number): void => {
     const head = heads[value] as number;
     if (head !== -1 && start < (entryPool[2 * (tails[value] as number)] as number)) {
-      pushSide(value * START_SPAN + start);
+      side.push(value * START_SPAN + start);
       return;
     }
     const entry = entries++;
@@ -265,7 +256,7 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
     entryPool[2 * entry + 1] = -1;
     if (head === -1) {
       heads[value] = entry;
-      pushRank(value);
+      rankHeap.push(value);
     } else entryPool[2 * (tails[value] as number) + 1] = entry;
     tails[value] = entry;
   };
@@ -295,23 +286,21 @@ function queueMerge(length: number, rank: RankOf, size: number, byteAt: (index: 
   for (;;) {
     let value: number;
     let start: number;
-    if (rankCount > 0) {
-      value = rankHeap[0] as number;
+    if (rankHeap.size > 0) {
+      value = rankHeap.top();
       const head = heads[value] as number;
       start = entryPool[2 * head] as number;
-      if (sideCount > 0 && (side[0] as number) < value * START_SPAN + start) {
-        const top = side[0] as number;
-        popSide();
+      if (side.size > 0 && side.top() < value * START_SPAN + start) {
+        const top = side.pop();
         start = top % START_SPAN;
         value = (top - start) / START_SPAN;
       } else {
         const following = entryPool[2 * head + 1] as number;
         heads[value] = following;
-        if (following === -1) popRank();
+        if (following === -1) rankHeap.pop();
       }
-    } else if (sideCount > 0) {
-      const top = side[0] as number;
-      popSide();
+    } else if (side.size > 0) {
+      const top = side.pop();
       start = top % START_SPAN;
       value = (top - start) / START_SPAN;
     } else break;
