@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { randomBase64 } from '../../test/fixtures/tokens/random-base64.ts';
-import { referenceCount } from '../../test/tokens/reference-tokenizer.ts';
+import { referenceCount, sameUnicodeClasses } from '../../test/tokens/reference-tokenizer.ts';
 import { importClaudeCode } from '../messages/claude-code.ts';
 import { type EncodingName, loadEncoding, REFERENCE_PATTERNS } from './encodings.ts';
 
@@ -47,11 +47,15 @@ describe('loadEncoding counts what the reference tokenizer (tiktoken) encodes (T
       "'S'LL'Ve",
       '\ud800', // a lone surrogate counts as U+FFFD
     );
+    // Characters the reference's Unicode tables class otherwise than this runtime's (assigned
+    // since, e.g. U+323B0 in CJK Extension J) are counted by this runtime's Unicode: left out.
     const text = fc
       .array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), tricky), {
         maxLength: 8,
       })
-      .map((pieces) => pieces.join(''));
+      .map((pieces) => pieces.join(''))
+      .filter(sameUnicodeClasses);
+    expect(sameUnicodeClasses("\u{323B0}'s")).toBe(false);
     for (const name of names) {
       const count = loadEncoding(name);
       const expected = referenceCount(name);

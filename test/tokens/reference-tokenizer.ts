@@ -62,3 +62,44 @@ export function referenceCount(name: EncodingName): (text: string) => number {
   }
   return count;
 }
+
+/**
+ * The character classes chatfold's patterns use whose members depend on the Unicode version.
+ * `\s` is left out on purpose: chatfold follows the reference's White_Space (NEL, U+FEFF), not
+ * JavaScript's, and the tests check that.
+ */
+const VERSIONED_CLASSES = ['L', 'Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'M', 'N'] as const;
+
+/** Per class: does tiktoken's regex (its own Unicode tables) match the character? */
+let tiktokenClasses: ((character: string) => boolean)[] | undefined;
+const classified = new Map<number, boolean>();
+
+/**
+ * Whether every character of `text` belongs to the same Unicode classes for tiktoken's regex
+ * as for this Node's (Node 24 reads Unicode 17; tiktoken's regex crate an older version, so a
+ * character assigned since — CJK Extension J, say — is a letter here and not there). Counts of
+ * such text follow this runtime's Unicode and cannot match the reference; properties keep to
+ * text the two agree on. Each class is asked of a tiktoken whose pattern is that class alone,
+ * over single-byte ranks: it encodes what the class matches and skips the rest.
+ */
+export function sameUnicodeClasses(text: string): boolean {
+  tiktokenClasses ??= VERSIONED_CLASSES.map((name) => {
+    const bytes = Array.from({ length: 256 }, (_, byte) => Buffer.from([byte]).toString('base64'));
+    const encoder = new lite.Tiktoken(`! 0 ${bytes.join(' ')}`, {}, String.raw`\p{${name}}`);
+    return (character: string) => encoder.encode(character, [], []).length > 0;
+  });
+  const classes = tiktokenClasses;
+  for (const character of text) {
+    const code = character.codePointAt(0) as number;
+    let same = classified.get(code);
+    if (same === undefined) {
+      same = VERSIONED_CLASSES.every(
+        (name, index) =>
+          new RegExp(String.raw`^\p{${name}}$`, 'u').test(character) === classes[index]?.(character),
+      );
+      classified.set(code, same);
+    }
+    if (!same) return false;
+  }
+  return true;
+}
