@@ -10,6 +10,7 @@ import { formatIdSpan } from '../projection/id-span.ts';
 import type { FactLedger } from '../projection/types.ts';
 import { hasSettings } from '../stores/types.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
+import { LEDGER_KEYS } from '../summarize/ledger.ts';
 import { formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { type PendingPlan, pendingPlanJson, pendingPlanKey, readPendingPlan } from './pending-plan.ts';
@@ -23,16 +24,7 @@ const LATER_HEADING = '## Later messages (condensed without a model while this s
 /** Both ledgers: the model summary's facts first, then the current summary's (newest last), each once. */
 function mergeLedgers(earlier: FactLedger, later: FactLedger): FactLedger {
   const lists = {} as Record<keyof Omit<FactLedger, 'leftOut'>, string[]>;
-  for (const key of [
-    'filesRead',
-    'filesModified',
-    'commands',
-    'pathsMentioned',
-    'urls',
-    'identifiers',
-    'numbers',
-    'errors',
-  ] as const) {
+  for (const key of LEDGER_KEYS) {
     const latest = new Set(later[key]);
     lists[key] = [...(earlier[key] ?? []).filter((item) => !latest.has(item)), ...(later[key] ?? [])];
   }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { counterFor } from '../tokens/count-tokens.ts';
 import { fitLedger } from './fit-ledger.ts';
-import { emptyFactLists } from './ledger.ts';
+import { emptyFactLists, LEDGER_KEYS } from './ledger.ts';
 import { formatLedger } from './summary-message.ts';
 import type { FactKind, FactLedger } from './types.ts';
 
@@ -11,16 +11,7 @@ import type { FactKind, FactLedger } from './types.ts';
 
 const counter = counterFor('anthropic:claude');
 const countText = (text: string): number => counter.countText(text);
-const KINDS: readonly FactKind[] = [
-  'filesRead',
-  'filesModified',
-  'commands',
-  'pathsMentioned',
-  'urls',
-  'identifiers',
-  'numbers',
-  'errors',
-];
+const KINDS: readonly FactKind[] = LEDGER_KEYS;
 const ORDER: readonly FactKind[] = [
   'numbers',
   'identifiers',

@@ -132,7 +132,8 @@ function wholeCommand(text: string): string {
   return `${command.slice(0, MAX_COMMAND_CHARS)} … [${command.length - MAX_COMMAND_CHARS} more characters]`;
 }
 
-const LEDGER_KEYS = [
+/** Every kind of fact a ledger lists, in the order of its fields. */
+export const LEDGER_KEYS = [
   'filesRead',
   'filesModified',
   'commands',
