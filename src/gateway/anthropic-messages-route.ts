@@ -20,13 +20,7 @@ import type { GatewayVariables } from './gateway-auth.ts';
 import type { GatewayRuntime } from './gateway-runtime.ts';
 import { recallToolDefinition } from './recall-tool.ts';
 import { answerForwarded, readJsonBody } from './route-support.ts';
-import {
-  passedResponseHeaders,
-  sendUpstream,
-  type UpstreamAuth,
-  upstreamHeaders,
-  upstreamUrl,
-} from './upstream.ts';
+import { passedResponse, sendUpstream, type UpstreamAuth, upstreamHeaders, upstreamUrl } from './upstream.ts';
 import { wireError } from './wire-errors.ts';
 
 type Json = Record<string, unknown>;
@@ -193,10 +187,7 @@ export async function anthropicCountTokens(
       signal: context.req.raw.signal,
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     });
-    return new Response(response.body, {
-      status: response.status,
-      headers: passedResponseHeaders(response.headers),
-    });
+    return passedResponse(response);
   } catch (error) {
     return forwardErrorResponse(runtime, 'anthropic', request.model, error);
   }

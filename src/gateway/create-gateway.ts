@@ -17,13 +17,7 @@ import type { GatewayEventListener } from './gateway-events.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import { createGatewayRuntime, type GatewayRuntime } from './gateway-runtime.ts';
 import { openAIChatCompletions } from './openai-chat-route.ts';
-import {
-  passedResponseHeaders,
-  sendUpstream,
-  type UpstreamAuth,
-  upstreamHeaders,
-  upstreamUrl,
-} from './upstream.ts';
+import { passedResponse, sendUpstream, type UpstreamAuth, upstreamHeaders, upstreamUrl } from './upstream.ts';
 import { describeError, GatewayError, wireError } from './wire-errors.ts';
 
 /** Largest request body by default: long agent histories with tool output are large. */
@@ -183,10 +177,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         signal: context.req.raw.signal,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       });
-      return new Response(response.body, {
-        status: response.status,
-        headers: passedResponseHeaders(response.headers),
-      });
+      return passedResponse(response);
     } catch (error) {
       return forwardErrorResponse(runtime, clientFormat(path), '', error);
     }

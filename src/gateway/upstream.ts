@@ -97,6 +97,14 @@ export function passedResponseHeaders(upstream: Headers): Headers {
   return headers;
 }
 
+/** The upstream's response as the client gets it unchanged: its status and body, the headers it may see. */
+export function passedResponse(upstream: Response): Response {
+  return new Response(upstream.body, {
+    status: upstream.status,
+    headers: passedResponseHeaders(upstream.headers),
+  });
+}
+
 /** Joins a base URL (`http://127.0.0.1:11434/v1`) and a path below it (`/chat/completions`). */
 export function upstreamUrl(baseUrl: string, path: string, search = ''): string {
   return `${baseUrl.replace(/\/+$/, '')}${path}${search}`;
