@@ -11,10 +11,11 @@ import type { ProtectOptions } from '../strategies/protect.ts';
 import type { StrategyOptions, StrategyRegistry, StrategySpec } from '../strategies/registry.ts';
 import { summaryRecordOf } from '../strategies/summarize.ts';
 import type { Summarizer } from '../summarize/types.ts';
+import { estimatesOf, splitAtLimit } from '../tokens/count-up-to.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { compactionCache } from './compaction-cache.ts';
 import { compactionPolicy } from './compaction-policy.ts';
-import { measureContext } from './measure-context.ts';
+import { countHorizon, measureContext } from './measure-context.ts';
 import { type CompactOptions, parseCompactOptions } from './options.ts';
 import { prepareCompaction } from './prepare-compaction.ts';
 import { resolveCompactionModel } from './resolve-model.ts';
@@ -109,7 +110,7 @@ export async function planWithOptions(
   const { decision } = await measureContext({
     counter: model.counter,
     messages,
-    decideFor: (tokens) =>
+    decideFor: (tokens, estimated) =>
       decide(
         {
           window: model.window,
@@ -117,6 +118,7 @@ export async function planWithOptions(
           accuracy: model.counter.accuracy,
           toolTokens,
           tokens,
+          tokensEstimated: estimated,
           messages: messages.length,
           messagesSinceCompaction: sinceCompaction,
         },
@@ -193,6 +195,7 @@ export async function runCompaction(
     budget,
     target,
     tokensBefore,
+    ...(decision.tokensEstimated === true ? { tokensBeforeEstimated: true as const } : {}),
     messagesBefore: messages.length,
     tokenizer: counter.tokenizer,
     accuracy: counter.accuracy,
@@ -262,16 +265,31 @@ export async function runCompaction(
       );
   }
   const prepared = prepareCompaction(messages, decision, run, hook);
+  // A history counted only from its newest messages back (issue 19 §3): the older ones are
+  // sized by their estimate where a stage needs only a size.
+  const split =
+    decision.tokensEstimated === true ? splitAtLimit(counter, messages, countHorizon(budget)) : undefined;
   const started = performance.now();
   run.onEvent?.({ type: 'compaction-start', mode, tokens: tokensBefore, target, messages: messages.length });
   try {
     // The only asynchronous step: the stages (a summarizer call among them) and the final fit.
-    const result = await runPipeline(messages, prepared.stages, {
-      ...prepared.context,
-      ...(run.signal === undefined ? {} : { signal: run.signal }),
-      onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
-      onFallback,
-    });
+    const result = await runPipeline(
+      messages,
+      prepared.stages,
+      {
+        ...prepared.context,
+        ...(split === undefined ? {} : { estimateOf: estimatesOf(messages, split) }),
+        ...(run.signal === undefined ? {} : { signal: run.signal }),
+        onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
+        onFallback,
+      },
+      // The stages compare with the target and the budget: counted as far as the decision was
+      // (an estimated input keeps its estimate; otherwise the stages count it as they always did).
+      {
+        limit: countHorizon(budget),
+        ...(decision.tokensEstimated === true ? { inputTokens: tokensBefore } : {}),
+      },
+    );
     const dropped = result.edits.dropped;
     const tokensAfter = counter.count(result.messages).total;
     // A trigger that asked for a summary whatever the size (N messages since the last one) gets it.

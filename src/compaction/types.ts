@@ -40,6 +40,13 @@ export interface CompactionReport {
   /** Tokens the projection should get down to (hysteresis, TRG-4). */
   readonly target: number;
   readonly tokensBefore: number;
+  /**
+   * True when `tokensBefore` estimates the oldest messages: a history many times the window is
+   * counted exactly, newest first, only until the decision is certain (the part a compaction
+   * summarizes or drops is measured by its length). The stages' counts above the budget are
+   * estimates too; `tokensAfter` is always exact.
+   */
+  readonly tokensBeforeEstimated?: true;
   readonly tokensAfter: number;
   readonly messagesBefore: number;
   readonly messagesAfter: number;

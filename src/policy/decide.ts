@@ -16,6 +16,11 @@ export interface ContextMeasure {
   readonly toolTokens: number;
   /** Tokens of the messages. */
   readonly tokens: number;
+  /**
+   * `tokens` counts the newest messages exactly and estimates older ones: only when the
+   * exact part alone is far above every threshold, so the decision is the exact one.
+   */
+  readonly tokensEstimated?: boolean | undefined;
   /** Messages in the prompt. */
   readonly messages: number;
   /** Messages added since the last compaction (all of them when there was none). */
@@ -53,6 +58,8 @@ export interface CompactionDecision {
   readonly budget: Budget;
   /** The prompt (messages + tool definitions): what the gauge shows against the window. */
   readonly promptTokens: number;
+  /** True when `promptTokens` estimates the oldest messages (the history is far above every threshold). */
+  readonly tokensEstimated?: true;
   /** Tokens the messages may use after the compaction (the policy's target, within the budget). */
   readonly target: number;
   /** Each trigger condition, for display. */
@@ -118,13 +125,22 @@ function conditionsOf(
   return out;
 }
 
-function describe(condition: TriggerCondition, policy: ContextPolicy, window: number): string {
+/** A token count in a reason: `~` marks one that estimates the oldest messages. */
+const formatTokens = (n: number, estimated: boolean | undefined): string =>
+  `${estimated === true ? '~' : ''}${format(n)}`;
+
+function describe(
+  condition: TriggerCondition,
+  policy: ContextPolicy,
+  window: number,
+  estimated: boolean | undefined,
+): string {
   const group = policy.triggers[condition.group] as TriggerGroup;
   switch (condition.kind) {
     case 'fraction':
-      return `prompt ${format(condition.value)} ≥ ${Math.round((group.fraction ?? 0) * 100)} % of the window ${format(window)}`;
+      return `prompt ${formatTokens(condition.value, estimated)} ≥ ${Math.round((group.fraction ?? 0) * 100)} % of the window ${format(window)}`;
     case 'tokens':
-      return `prompt ${format(condition.value)} ≥ ${format(condition.threshold)} tokens`;
+      return `prompt ${formatTokens(condition.value, estimated)} ≥ ${format(condition.threshold)} tokens`;
     default:
       return `${format(condition.value)} messages since the last compaction ≥ ${format(condition.threshold)}`;
   }
@@ -155,7 +171,15 @@ export function decide(
   const countsMessages =
     firing >= 0 &&
     conditions.some((condition) => condition.group === firing && condition.kind === 'messages');
-  const base = { budget, promptTokens: prompt, target, conditions, policyName: policy.name };
+  const estimated = measure.tokensEstimated;
+  const base = {
+    budget,
+    promptTokens: prompt,
+    ...(estimated === true ? { tokensEstimated: true as const } : {}),
+    target,
+    conditions,
+    policyName: policy.name,
+  };
   if (requested === 'overflow') {
     return {
       ...base,
@@ -176,7 +200,7 @@ export function decide(
       compact: true,
       mode: requested,
       mustFit: true,
-      reason: `the prompt ${format(prompt)} would eat into the answer's reserve: messages ${format(measure.tokens)} > budget ${format(budget.messages)} (window ${format(budget.window)} − reserve ${format(budget.responseReserve)} − margin ${format(budget.safetyMargin)} − tools ${format(budget.toolTokens)})`,
+      reason: `the prompt ${formatTokens(prompt, estimated)} would eat into the answer's reserve: messages ${formatTokens(measure.tokens, estimated)} > budget ${format(budget.messages)} (window ${format(budget.window)} − reserve ${format(budget.responseReserve)} − margin ${format(budget.safetyMargin)} − tools ${format(budget.toolTokens)})`,
       heldByFloor: false,
       summarizeBelowTarget: requested === 'manual',
       scope: requested === 'manual' ? policy.manual.scope : 'retention',
@@ -209,11 +233,11 @@ export function decide(
   }
   const fired = conditions
     .filter((condition) => condition.group === firing)
-    .map((condition) => describe(condition, policy, measure.window))
+    .map((condition) => describe(condition, policy, measure.window, estimated))
     .join(' and ');
   if (prompt < policy.floor.tokens) {
     return idle(
-      `${fired}, but the prompt ${format(prompt)} is below the floor of ${format(policy.floor.tokens)} tokens`,
+      `${fired}, but the prompt ${formatTokens(prompt, estimated)} is below the floor of ${format(policy.floor.tokens)} tokens`,
       true,
     );
   }

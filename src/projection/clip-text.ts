@@ -1,5 +1,6 @@
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { Message, Part } from '../messages/types.ts';
+import { tokensAtMost } from '../tokens/count-up-to.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { chatfoldMetadata, formatCount, transformMessage } from './chatfold-metadata.ts';
 
@@ -27,15 +28,21 @@ const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdf
  * Clips a message so it uses about `maxTokens`: its longest texts (text, tool output,
  * reasoning) are cut head+tail proportionally. Tool-call arguments stay intact (they must
  * remain valid JSON). Returns the message unchanged when it already fits. A summary keeps its
- * summary record (with `originalTokens`); anything else becomes `clipped`.
+ * summary record (with `originalTokens`); anything else becomes `clipped`. `estimate`, when
+ * given, stands for the message's count.
  */
 export function clipMessage(
   message: Message,
   maxTokens: number,
   counter: TokenCounter,
   cache?: EngineCache,
+  estimate?: number,
 ): Message {
-  const tokens = counter.countMessage(message);
+  // A message whose lengths alone prove it fits is not counted (issue 19 §3: a long history's
+  // old messages, most of which the compaction then summarizes); nor is one the run only
+  // estimates (older than everything it counted).
+  if (tokensAtMost(counter, message) <= maxTokens) return message;
+  const tokens = estimate ?? counter.countMessage(message);
   if (tokens <= maxTokens) return message;
   let clippable = 0;
   for (const part of message.parts) clippable += clippableChars(part);

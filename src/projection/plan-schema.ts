@@ -92,6 +92,7 @@ export const compactionPlanSchema = z.looseObject({
   budget: budgetSchema,
   target: z.number(),
   tokensBefore: tokens,
+  tokensBeforeEstimated: z.literal(true).exactOptional(),
   tokensAfter: tokens,
   messagesBefore: nonNegativeInteger,
   messagesAfter: nonNegativeInteger,

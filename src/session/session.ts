@@ -301,13 +301,16 @@ export class ChatfoldSession implements Session {
     const { decision } = await measureContext({
       counter: this.#counter,
       messages: this.#projection.messages,
-      decideFor: (tokens) =>
+      decideFor: (tokens, estimated) =>
         decide(
-          sessionMeasure(this.#config, this.#counter, this.#projection, {
-            window: request.window,
-            tools: request.tools,
-            tokens,
-          }),
+          {
+            ...sessionMeasure(this.#config, this.#counter, this.#projection, {
+              window: request.window,
+              tools: request.tools,
+              tokens,
+            }),
+            tokensEstimated: estimated,
+          },
           request.policy ?? this.#config.policy,
           request.mode,
         ),

@@ -26,7 +26,13 @@ export function clip({ maxShare = DEFAULTS.clipShare }: ClipOptions = {}): Strat
         // An earlier summary is merged and shrunk by `summarize` (SUM-2, SUM-6); clipping it
         // here would cut its ledger.
         if (chatfoldMetadata(message)?.transform === 'summary') continue;
-        const next = clipMessage(message, limit, context.counter, context.cache);
+        const next = clipMessage(
+          message,
+          limit,
+          context.counter,
+          context.cache,
+          context.estimateOf?.(message),
+        );
         if (next !== message) replace.push({ id: message.id, message: next });
       }
       const clipped = replace.length;

@@ -12,7 +12,7 @@ import {
 } from '../projection/chatfold-metadata.ts';
 import type { PlanReplacement } from '../projection/types.ts';
 import { stageEffect } from './stage-effect.ts';
-import type { Strategy, StrategyResult } from './types.ts';
+import type { Strategy, StrategyContext, StrategyResult } from './types.ts';
 
 /** Outputs at or below this many characters are not worth masking. */
 export const DEFAULT_MASK_MIN_CHARS = 200;
@@ -148,6 +148,14 @@ export function mask({
         ...resultIndexes.slice(0, Math.max(0, resultIndexes.length - keepRecent)),
         ...inputCandidates,
       ].sort((a, b) => a - b);
+      const unreachable = {
+        edits: {},
+        effect: stageEffect({ notes: ['masking alone cannot reach the target; left to later stages'] }),
+      };
+      // What masking leaves alone is counted first, newest first, only until it passes the target
+      // (issue 19 §3): a long history is not tokenized in full just to learn that masking its old
+      // outputs cannot be enough.
+      if (untouchedExceed(messages, new Set(candidates), context)) return unreachable;
       let tokens = context.counter.count(messages).total;
       // Shrunk calls, made once (for what masking can reach, then for the edits).
       const shrunkCalls = new Map<number, Message>();
@@ -171,12 +179,7 @@ export function mask({
         } else if (!context.protectedIds.has(message.id))
           reachable -= Math.max(0, context.counter.countMessage(message) - PLACEHOLDER_TOKENS);
       }
-      if (reachable > context.target) {
-        return {
-          edits: {},
-          effect: stageEffect({ notes: ['masking alone cannot reach the target; left to later stages'] }),
-        };
-      }
+      if (reachable > context.target) return unreachable;
       // Calls by id as of each result (ids may be reused across turns, so index going forward);
       // only built once masking can reach the target.
       const calls = new Map<string, ToolCallPart>();
@@ -240,4 +243,22 @@ export function mask({
       };
     },
   };
+}
+
+/**
+ * Whether the messages masking would not touch (everything but the candidates) already exceed
+ * the target on their own; counted newest first, stopping as soon as they do.
+ */
+function untouchedExceed(
+  messages: readonly Message[],
+  candidates: ReadonlySet<number>,
+  context: StrategyContext,
+): boolean {
+  let tokens = context.counter.count([]).total;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (candidates.has(index)) continue;
+    tokens += context.counter.countMessage(messages[index] as Message);
+    if (tokens > context.target) return true;
+  }
+  return false;
 }

@@ -4,6 +4,7 @@ import type { Message, Part } from '../messages/types.ts';
 import { validateChecked } from '../messages/validate.ts';
 import { applyEdits, hasEdits, PlanEdits } from '../projection/edits.ts';
 import type { CompactionFallback, CompactionSummary, StageEffect } from '../projection/types.ts';
+import { countUpTo } from '../tokens/count-up-to.ts';
 import { fitToBudget } from './truncate.ts';
 import type { Strategy, StrategyContext, StrategyEdits, StrategyResult } from './types.ts';
 
@@ -109,6 +110,12 @@ export async function runPipeline(
   messages: readonly Message[],
   stages: readonly Strategy[],
   context: StrategyContext,
+  counting: {
+    /** Count exactly (newest first) only this far (`countUpTo`); default: the budget. */
+    readonly limit?: number;
+    /** The input's tokens, when the caller measured them with the same limit. */
+    readonly inputTokens?: number;
+  } = {},
 ): Promise<PipelineRun> {
   const { counter } = context;
   const effects: StageEffect[] = [];
@@ -117,7 +124,11 @@ export async function runPipeline(
   const plan = new PlanEdits(messages);
   let summary: CompactionSummary | undefined;
   let current: readonly Message[] = messages;
-  let tokens = counter.count(current).total;
+  // Counted as far as the comparisons with the target and the budget need (issue 19 §3): a
+  // history far above the budget is not tokenized in full before its oldest part is summarized.
+  const limit = counting.limit ?? context.budget;
+  const measure = (list: readonly Message[]): number => countUpTo(counter, list, limit).total;
+  let tokens = counting.inputTokens ?? measure(current);
   const stageContext: StrategyContext = {
     ...context,
     onFallback: (fallback) => {
@@ -126,7 +137,7 @@ export async function runPipeline(
     },
   };
   const accept = (stage: string, result: StrategyResult, output: readonly Message[]): void => {
-    const after = counter.count(output).total;
+    const after = measure(output);
     effects.push({ stage, tokensBefore: tokens, tokensAfter: after, ...result.effect });
     plan.add(result.edits);
     if (result.edits.summary !== undefined) summary = result.edits.summary;

@@ -41,6 +41,13 @@ export interface StrategyContext {
    * one, each stage works from a fresh cache.
    */
   readonly cache?: EngineCache;
+  /**
+   * A long history is counted exactly only from the newest message back to well past the
+   * budget; this estimates an older message's tokens from its length (undefined for every
+   * message that is counted). For a stage that needs only a size of what the compaction will
+   * summarize or drop (how much to clip); decisions near the budget use `counter`.
+   */
+  readonly estimateOf?: (message: Message) => number | undefined;
 }
 
 /** A strategy's output: its edits and what they amount to. */

@@ -1,6 +1,7 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { createEngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
+import { scaledBound } from './count-up-to.ts';
 import type { CountOptions, TokenCount, TokenCounter } from './types.ts';
 
 /**
@@ -146,6 +147,7 @@ export function createCalibratedTokenCounter(base: TokenCounter): CalibratedCoun
     },
     countText: (text) => scaled(base.countText(text)),
     countMessage: (message) => scaled(base.countMessage(message)),
+    ...scaledBound(base, scaled),
     count(messages, options): TokenCount {
       const raw = base.count(messages, options);
       const isExtension = extendsLast(messages);

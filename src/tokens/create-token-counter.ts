@@ -12,6 +12,7 @@ import {
   OPENAI_CHAT_FORMAT,
 } from './chat-format.ts';
 import { createCountCache } from './count-cache.ts';
+import { TOKENS_AT_MOST } from './count-up-to.ts';
 import { type EncodingName, loadEncoding, type TextEncoder } from './encodings.ts';
 import { attachmentText, legacyFunctionName, messageKey, textKey } from './message-key.ts';
 import { renderFunctionNamespace } from './openai-tool-prompt.ts';
@@ -196,6 +197,41 @@ export function createTokenCounter({
     return tokens + scale(content);
   };
 
+  // At least what encodeMessage gives: a token is at least one UTF-8 byte (TOK-2's bytes;
+  // issue 19 §3: stages skip counting messages that surely fit).
+  const atMostMessage = (message: Message): number => {
+    let tokens =
+      format.perMessage +
+      2 * Math.abs(format.perName) +
+      Math.abs(format.perFunctionMessage ?? 0) +
+      utf8Length(message.role) +
+      utf8Length('function') +
+      utf8Length(message.name ?? '');
+    let content = 0;
+    for (const part of message.parts) {
+      switch (part.type) {
+        case 'text':
+          content += utf8Length(part.text);
+          break;
+        case 'reasoning':
+          content += utf8Length(part.text) + utf8Length(part.redactedData ?? '');
+          break;
+        case 'tool-call':
+          content += Math.abs(format.perToolCall) + utf8Length(part.name) + utf8Length(part.arguments);
+          break;
+        case 'tool-result':
+          tokens += utf8Length(part.toolName ?? '');
+          for (const inner of part.content)
+            content += utf8Length(inner.type === 'text' ? inner.text : attachmentText(inner));
+          break;
+        case 'attachment':
+          content += utf8Length(attachmentText(part));
+          break;
+      }
+    }
+    return tokens + scale(content);
+  };
+
   const countMessage = (message: Message, fn = 'countMessage'): number => {
     // A few string lengths cost less than any cache lookup (the entry check remembers).
     if (isCheap) return encodeMessage(assertMessage(message, undefined, fn, { cache }));
@@ -263,6 +299,8 @@ export function createTokenCounter({
     tokenizer,
     accuracy,
     cache,
+    // Byte-pair encodings only: a custom `encode` may count more tokens than bytes.
+    ...(custom.encode === undefined && isCheap !== true ? { [TOKENS_AT_MOST]: atMostMessage } : {}),
     countText: (text) => {
       if (isCheap || text.length < TEXT_CACHE_MIN_CHARS) return scale(encode(text));
       return byContent.remember(textKey(text), () => scale(encode(text)));
@@ -330,4 +368,23 @@ function countSchemaProperties(
     if (value.type === 'object') total += countSchemaProperties(value, t, encode);
   });
   return total;
+}
+
+/** Bytes of `text` in UTF-8 (a lone surrogate as the three bytes of U+FFFD, as encoders write it). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A pair: four bytes for two units.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        i++;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
 }
