@@ -39,6 +39,19 @@ describe('compactionLine (seed 000 §4.2 visible events)', () => {
     ).toBe('history compacted: 41 messages → summary, 35,375 → 9,744 tokens, 0.4 s');
   });
 
+  it('marks a count that estimated the oldest messages with ~', () => {
+    expect(
+      compactionLine(
+        report({
+          tokensBefore: 11_718_438,
+          tokensBeforeEstimated: true,
+          stages: [stage('summarize', { summarized: 19_994, dropped: 19_994 })],
+        }),
+        1900,
+      ),
+    ).toBe('history compacted: 19,994 messages → summary, ~11,718,438 → 9,744 tokens, 1.9 s');
+  });
+
   it('names stubs and masks, and an extractive fallback summary', () => {
     const line = compactionLine(
       report({

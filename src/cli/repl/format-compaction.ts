@@ -27,5 +27,7 @@ export function compactionLine(report: CompactionReport, durationMs: number): st
   if (what.length === 0)
     what.push(`${count(report.messagesBefore)} → ${plural(report.messagesAfter, 'message')}`);
   const source = report.summary?.source === 'extractive' && summarized > 0 ? ' (extractive summary)' : '';
-  return `history compacted: ${what.join(', ')}${source}, ${count(report.tokensBefore)} → ${count(report.tokensAfter)} tokens, ${seconds(durationMs)}`;
+  // `~`: a history far above the window is counted newest first and its oldest part estimated.
+  const before = `${report.tokensBeforeEstimated === true ? '~' : ''}${count(report.tokensBefore)}`;
+  return `history compacted: ${what.join(', ')}${source}, ${before} → ${count(report.tokensAfter)} tokens, ${seconds(durationMs)}`;
 }
