@@ -200,7 +200,48 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         reserved = spanTokens;
         tailStart = retentionStartFor(messages, units, headEnd, options, context, reserved);
       }
-      const result = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
+      // Then the tail grows into what those upper bounds left unused (issue 19 §1: land on the
+      // target). With the span known, what its ledger, carried files and protected units take is
+      // reserved instead of the bounds, and the tail takes the rest — whole units, newest first —
+      // as long as the shorter span needs no more than was reserved for it. The summary's text
+      // keeps its share (a model may use all of it).
+      const fills =
+        context.scope !== 'all' &&
+        context.force !== true &&
+        options.retentionTokens === undefined &&
+        options.retentionMessages === undefined;
+      if (fills) {
+        let needs = spanNeeds(messages, units, headEnd, tailStart, options, context);
+        for (let pass = 0; pass < 3; pass++) {
+          const next = retentionStartFor(messages, units, headEnd, options, context, needs, false);
+          if (next >= tailStart) break;
+          const nextNeeds = spanNeeds(messages, units, headEnd, next, options, context);
+          if (nextNeeds > needs) break;
+          tailStart = next;
+          needs = nextNeeds;
+        }
+      }
+      let result = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
+      // An extractive summary's size is known once it is made, and making it again costs no
+      // model call: the tail takes what its text left unused of the share reserved for it, and
+      // the summary is made again for the shorter span, kept only when the whole still fits the
+      // target. (A model's summary is never asked for twice.)
+      const extractive = options.summarizer === undefined && options.customSummary === undefined;
+      for (let pass = 0; pass < 2 && fills && extractive && result !== undefined; pass++) {
+        const tail = tokensFrom(messages, tailStart, context);
+        const left = context.target - projectedTokens(messages, units, headEnd, tailStart, result, context);
+        if (left <= 0) break;
+        const next = retentionStart(messages, units, headEnd, { maxTokens: tail + left }, context);
+        if (next >= tailStart) break;
+        const longer = await summarizeOnce(messages, units, headEnd, next, options, context);
+        if (
+          longer === undefined ||
+          projectedTokens(messages, units, headEnd, next, longer, context) > context.target
+        )
+          break;
+        tailStart = next;
+        result = longer;
+      }
       return result ?? none;
     },
   };
@@ -233,13 +274,15 @@ function retentionStartFor(
   options: SummarizeStrategyOptions,
   context: StrategyContext,
   ledgerTokens: number,
+  reserveFiles = true,
 ): number {
   let headTokens = 0;
   for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
-  // Room for the tail: the target less the head, the summary's share and the carried files' share.
+  // Room for the tail: the target less the head, the summary's share and the carried files'
+  // share (unless `ledgerTokens` already holds what the files take).
   const summaryShare = Math.floor(context.target * SUMMARY_SHARE_OF_TARGET);
   const filesShare =
-    (options.recentFiles ?? DEFAULT_RECENT_FILES) > 0
+    reserveFiles && (options.recentFiles ?? DEFAULT_RECENT_FILES) > 0
       ? Math.floor(context.target * (options.recentFilesShare ?? 0.2))
       : 0;
   const room = Math.max(
@@ -355,15 +398,49 @@ const SUMMARY_SHARE_OF_TARGET = 0.15;
 /** A summary is at most this share of the messages it replaces. */
 const SUMMARY_SHARE_OF_SPAN = 0.5;
 
-async function summarizeOnce(
+/** Tokens of `messages[start, length)`. */
+function tokensFrom(messages: readonly Message[], start: number, context: StrategyContext): number {
+  let tokens = 0;
+  for (let i = start; i < messages.length; i++) tokens += context.counter.countMessage(messages[i] as Message);
+  return tokens;
+}
+
+/** Tokens of the messages a summary's result leaves: what stays, and the summary message. */
+function projectedTokens(
   messages: readonly Message[],
   units: readonly MessageUnit[],
   headEnd: number,
   tailStart: number,
-  options: SummarizeStrategyOptions,
+  result: StrategyResult,
   context: StrategyContext,
-): Promise<StrategyResult | undefined> {
-  const span = messages.slice(headEnd, tailStart);
+): number {
+  let tokens = 0;
+  for (const message of spanOf(messages, units, headEnd, tailStart, context).kept)
+    tokens += context.counter.countMessage(message);
+  for (const { message } of result.edits.insert ?? []) tokens += context.counter.countMessage(message);
+  return tokens;
+}
+
+/** The span `messages[headEnd, tailStart)` split as a summary takes it. */
+interface SpanSplit {
+  /** Ids the summary removes: earlier summaries and the messages it summarizes. */
+  readonly drop: string[];
+  readonly toSummarize: Message[];
+  /** The latest earlier summary (merged, SUM-2) and the files it carried. */
+  readonly previous: CompactionSummary | undefined;
+  readonly previousFiles: readonly SummaryFile[];
+  /** Everything that stays: the head (but earlier summaries), protected units in the span, the tail. */
+  readonly kept: Message[];
+  readonly keptInSpan: ReadonlySet<string>;
+}
+
+function spanOf(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  tailStart: number,
+  context: StrategyContext,
+): SpanSplit {
   const drop: string[] = [];
   const toSummarize: Message[] = [];
   let previous: CompactionSummary | undefined;
@@ -377,7 +454,8 @@ async function summarizeOnce(
   // An earlier summary in the head (a system summary sits before a kept goal) is merged too:
   // one summary, covering everything summarized so far (SUM-2).
   const headSummaries = new Set<string>();
-  for (const message of messages.slice(0, headEnd)) {
+  for (let i = 0; i < headEnd; i++) {
+    const message = messages[i] as Message;
     const record = summaryRecordOf(message);
     if (record === undefined) continue;
     previous = record;
@@ -385,7 +463,8 @@ async function summarizeOnce(
     drop.push(message.id);
     headSummaries.add(message.id);
   }
-  for (const message of span) {
+  for (let i = headEnd; i < tailStart; i++) {
+    const message = messages[i] as Message;
     const record = summaryRecordOf(message);
     if (record !== undefined) {
       previous = record;
@@ -398,23 +477,67 @@ async function summarizeOnce(
       drop.push(message.id);
     }
   }
-  if (toSummarize.length === 0) return undefined;
   const kept = messages.filter(
     (message, index) =>
       (index < headEnd && !headSummaries.has(message.id)) || index >= tailStart || keptInSpan.has(message.id),
   );
-  const keptTokens = kept.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
-  const files = recentFilesSection(
-    filesToCarry(
-      toSummarize,
-      previousFiles,
-      messages.slice(tailStart),
-      options.recentFiles ?? DEFAULT_RECENT_FILES,
-      context.cache,
-    ),
+  return { drop, toSummarize, previous, previousFiles, kept, keptInSpan };
+}
+
+/** The recent files a summary of `toSummarize` carries (SUM-8), within their share of the target. */
+function carriedFilesOf(
+  toSummarize: readonly Message[],
+  previousFiles: readonly SummaryFile[],
+  tail: readonly Message[],
+  options: SummarizeStrategyOptions,
+  context: StrategyContext,
+): { text: string; files: SummaryFile[] } {
+  return recentFilesSection(
+    filesToCarry(toSummarize, previousFiles, tail, options.recentFiles ?? DEFAULT_RECENT_FILES, context.cache),
     Math.floor(context.target * (options.recentFilesShare ?? 0.2)),
     context,
   );
+}
+
+/**
+ * What a summary of `messages[headEnd, tailStart)` adds besides its text: its ledger, its
+ * carried files, and the protected units that stay inside the span.
+ */
+function spanNeeds(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  tailStart: number,
+  options: SummarizeStrategyOptions,
+  context: StrategyContext,
+): number {
+  const { toSummarize, previousFiles } = spanOf(messages, units, headEnd, tailStart, context);
+  const files = carriedFilesOf(toSummarize, previousFiles, messages.slice(tailStart), options, context);
+  return (
+    ledgerTokensOf(messages, headEnd, tailStart, context) +
+    protectedSpanTokens(messages, units, headEnd, tailStart, context) +
+    (files.text === '' ? 0 : context.counter.countText(files.text))
+  );
+}
+
+async function summarizeOnce(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  tailStart: number,
+  options: SummarizeStrategyOptions,
+  context: StrategyContext,
+): Promise<StrategyResult | undefined> {
+  const { drop, toSummarize, previous, previousFiles, kept } = spanOf(
+    messages,
+    units,
+    headEnd,
+    tailStart,
+    context,
+  );
+  if (toSummarize.length === 0) return undefined;
+  const keptTokens = kept.reduce((sum, message) => sum + context.counter.countMessage(message), 0);
+  const files = carriedFilesOf(toSummarize, previousFiles, messages.slice(tailStart), options, context);
   const filesTokens = files.text === '' ? 0 : context.counter.countText(files.text);
   // One request, sized to what the target leaves after the kept messages and the files.
   const room = Math.max(0, context.target - keptTokens - filesTokens - SUMMARY_MESSAGE_OVERHEAD);
@@ -597,7 +720,7 @@ async function summarizeOnce(
   };
   // A system summary goes first (after the system prompt, before a kept goal).
   const beforeId =
-    role === 'system' ? (messages[leadingSystemEnd(messages)]?.id ?? null) : (span[0] as Message).id;
+    role === 'system' ? (messages[leadingSystemEnd(messages)]?.id ?? null) : (messages[headEnd] as Message).id;
   notes.unshift(`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`);
   return {
     edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },

@@ -1,0 +1,58 @@
+/**
+ * Where compactions land (issue 19 §1): replays every recorded agent session that compacts under
+ * the default policy at 16k, 32k, 64k and 128k windows (extractive summaries, deterministic)
+ * and prints the prompt after each compaction as a share of the window and of the policy's
+ * target (p10 / median / p90), the paths kept and the cost with a prompt cache.
+ *
+ *   node bench/landing.ts
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { replayConversation } from '../src/evaluation/replay.ts';
+import { importClaudeCode } from '../src/messages/claude-code.ts';
+import { resolveModel } from '../src/models/resolve-model.ts';
+import { counterFor } from '../src/tokens/count-tokens.ts';
+
+const root = new URL('../test/fixtures/claude-code/', import.meta.url).pathname;
+const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.jsonl'))
+  .sort();
+const model = resolveModel('claude-sonnet-4.5');
+const sessions = files.map((file) => importClaudeCode(readFileSync(`${root}${file}`, 'utf8')).messages);
+const quantile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))] ?? Number.NaN;
+};
+const percent = (value: number): string => `${Math.round(value * 100)} %`;
+
+console.log(
+  '| window | compactions | share of the window p10 / median / p90 | of the target p10 / median / p90 | paths kept | cost with cache |',
+);
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const window of [16_000, 32_000, 64_000, 128_000]) {
+  const ofWindow: number[] = [];
+  const ofTarget: number[] = [];
+  let paths = 0;
+  let sessionsCompacting = 0;
+  let cost = 0;
+  for (const messages of sessions) {
+    const result = await replayConversation(messages, {
+      counter: counterFor(model.tokenizer),
+      window,
+      maxOutputTokens: model.maxOutputTokens,
+      pricing: model.pricing,
+      provider: 'anthropic',
+    });
+    if (result.totals.compactions === 0) continue;
+    sessionsCompacting++;
+    paths += result.identifierSurvival.paths ?? 1;
+    cost += result.totals.costManagedCachedUSD ?? 0;
+    for (const compaction of result.compactions) {
+      ofWindow.push(compaction.tokensAfter / window);
+      ofTarget.push(compaction.tokensAfter / result.target);
+    }
+  }
+  const spread = (values: number[]) => [0.1, 0.5, 0.9].map((p) => percent(quantile(values, p))).join(' / ');
+  console.log(
+    `| ${window / 1000}k | ${ofWindow.length} | ${spread(ofWindow)} | ${spread(ofTarget)} | ${((paths / sessionsCompacting) * 100).toFixed(1)} % | $${cost.toFixed(2)} |`,
+  );
+}
