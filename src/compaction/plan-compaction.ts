@@ -278,7 +278,7 @@ export async function runCompaction(
       prepared.stages,
       {
         ...prepared.context,
-        ...(split === undefined ? {} : { estimateOf: estimatesOf(messages, split) }),
+        ...(split === undefined ? {} : { estimateOf: estimatesOf(messages, split, counter.cache) }),
         ...(run.signal === undefined ? {} : { signal: run.signal }),
         onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
         onFallback,

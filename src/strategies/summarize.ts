@@ -200,32 +200,18 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         reserved = spanTokens;
         tailStart = retentionStartFor(messages, units, headEnd, options, context, reserved);
       }
-      // Then the tail grows into what those upper bounds left unused (issue 19 §1: land on the
-      // target). With the span known, what its ledger, carried files and protected units take is
-      // reserved instead of the bounds, and the tail takes the rest — whole units, newest first —
-      // as long as the shorter span needs no more than was reserved for it. The summary's text
-      // keeps its share (a model may use all of it).
       const fills =
         context.scope !== 'all' &&
         context.force !== true &&
         options.retentionTokens === undefined &&
         options.retentionMessages === undefined;
-      if (fills) {
-        let needs = spanNeeds(messages, units, headEnd, tailStart, options, context);
-        for (let pass = 0; pass < 3; pass++) {
-          const next = retentionStartFor(messages, units, headEnd, options, context, needs, false);
-          if (next >= tailStart) break;
-          const nextNeeds = spanNeeds(messages, units, headEnd, next, options, context);
-          if (nextNeeds > needs) break;
-          tailStart = next;
-          needs = nextNeeds;
-        }
-      }
       let result = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
-      // An extractive summary's size is known once it is made, and making it again costs no
-      // model call: the tail takes what its text left unused of the share reserved for it, and
-      // the summary is made again for the shorter span, kept only when the whole still fits the
-      // target. (A model's summary is never asked for twice.)
+      // Land on the target (issue 19 §1): the reservations above are upper bounds (the text's
+      // whole share, the files' whole share, the ledger of everything after the head). An
+      // extractive summary's size is known once it is made, and making it again costs no model
+      // call: the tail takes what the summary left (whole units, newest first), and the summary
+      // is made again for the shorter span, kept only when the whole still fits the target. A
+      // model's summary is never asked for twice; the tail leaves its share to it.
       const extractive = options.summarizer === undefined && options.customSummary === undefined;
       for (let pass = 0; pass < 2 && fills && extractive && result !== undefined; pass++) {
         const tail = tokensFrom(messages, tailStart, context);
@@ -274,15 +260,13 @@ function retentionStartFor(
   options: SummarizeStrategyOptions,
   context: StrategyContext,
   ledgerTokens: number,
-  reserveFiles = true,
 ): number {
   let headTokens = 0;
   for (let i = 0; i < headEnd; i++) headTokens += context.counter.countMessage(messages[i] as Message);
-  // Room for the tail: the target less the head, the summary's share and the carried files'
-  // share (unless `ledgerTokens` already holds what the files take).
+  // Room for the tail: the target less the head, the summary's share and the carried files' share.
   const summaryShare = Math.floor(context.target * SUMMARY_SHARE_OF_TARGET);
   const filesShare =
-    reserveFiles && (options.recentFiles ?? DEFAULT_RECENT_FILES) > 0
+    (options.recentFiles ?? DEFAULT_RECENT_FILES) > 0
       ? Math.floor(context.target * (options.recentFilesShare ?? 0.2))
       : 0;
   const room = Math.max(
@@ -401,7 +385,8 @@ const SUMMARY_SHARE_OF_SPAN = 0.5;
 /** Tokens of `messages[start, length)`. */
 function tokensFrom(messages: readonly Message[], start: number, context: StrategyContext): number {
   let tokens = 0;
-  for (let i = start; i < messages.length; i++) tokens += context.counter.countMessage(messages[i] as Message);
+  for (let i = start; i < messages.length; i++)
+    tokens += context.counter.countMessage(messages[i] as Message);
   return tokens;
 }
 
@@ -493,30 +478,15 @@ function carriedFilesOf(
   context: StrategyContext,
 ): { text: string; files: SummaryFile[] } {
   return recentFilesSection(
-    filesToCarry(toSummarize, previousFiles, tail, options.recentFiles ?? DEFAULT_RECENT_FILES, context.cache),
+    filesToCarry(
+      toSummarize,
+      previousFiles,
+      tail,
+      options.recentFiles ?? DEFAULT_RECENT_FILES,
+      context.cache,
+    ),
     Math.floor(context.target * (options.recentFilesShare ?? 0.2)),
     context,
-  );
-}
-
-/**
- * What a summary of `messages[headEnd, tailStart)` adds besides its text: its ledger, its
- * carried files, and the protected units that stay inside the span.
- */
-function spanNeeds(
-  messages: readonly Message[],
-  units: readonly MessageUnit[],
-  headEnd: number,
-  tailStart: number,
-  options: SummarizeStrategyOptions,
-  context: StrategyContext,
-): number {
-  const { toSummarize, previousFiles } = spanOf(messages, units, headEnd, tailStart, context);
-  const files = carriedFilesOf(toSummarize, previousFiles, messages.slice(tailStart), options, context);
-  return (
-    ledgerTokensOf(messages, headEnd, tailStart, context) +
-    protectedSpanTokens(messages, units, headEnd, tailStart, context) +
-    (files.text === '' ? 0 : context.counter.countText(files.text))
   );
 }
 
@@ -720,7 +690,9 @@ async function summarizeOnce(
   };
   // A system summary goes first (after the system prompt, before a kept goal).
   const beforeId =
-    role === 'system' ? (messages[leadingSystemEnd(messages)]?.id ?? null) : (messages[headEnd] as Message).id;
+    role === 'system'
+      ? (messages[leadingSystemEnd(messages)]?.id ?? null)
+      : (messages[headEnd] as Message).id;
   notes.unshift(`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`);
   return {
     edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },

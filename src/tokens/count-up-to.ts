@@ -1,3 +1,4 @@
+import { cacheTable, type EngineCache } from '../messages/engine-cache.ts';
 import type { Message } from '../messages/types.ts';
 import { attachmentText } from './message-key.ts';
 import type { CountOptions, TokenCounter } from './types.ts';
@@ -71,8 +72,9 @@ export function countUpTo(
 ): BoundedCount {
   const split = splitAtLimit(counter, messages, limit, options);
   if (split === undefined) return { total: counter.count(messages, options).total, exact: true };
+  const characters = charactersIn(counter.cache);
   let restChars = 0;
-  for (let i = 0; i < split.uncounted; i++) restChars += charactersOf(messages[i] as Message);
+  for (let i = 0; i < split.uncounted; i++) restChars += characters(messages[i] as Message);
   return { total: split.counted + Math.ceil(restChars * split.rate), exact: false };
 }
 
@@ -102,8 +104,9 @@ export function splitAtLimit(
   let index = messages.length - 1;
   for (; index >= 0 && counted <= limit; index--) counted += counter.countMessage(messages[index] as Message);
   if (index < 0) return undefined;
+  const characters = charactersIn(counter.cache);
   let countedChars = 0;
-  for (let i = index + 1; i < messages.length; i++) countedChars += charactersOf(messages[i] as Message);
+  for (let i = index + 1; i < messages.length; i++) countedChars += characters(messages[i] as Message);
   return {
     uncounted: index + 1,
     counted,
@@ -119,9 +122,27 @@ export function splitAtLimit(
 export function estimatesOf(
   messages: readonly Message[],
   split: LimitSplit,
+  cache?: EngineCache,
 ): (message: Message) => number | undefined {
   const uncounted = new Set(messages.slice(0, split.uncounted));
-  return (message) => (uncounted.has(message) ? Math.ceil(charactersOf(message) * split.rate) : undefined);
+  const characters = charactersIn(cache);
+  return (message) => (uncounted.has(message) ? Math.ceil(characters(message) * split.rate) : undefined);
+}
+
+/** {@link charactersOf} remembered per message object in `cache` (a warm history is read once). */
+const CHARACTERS = cacheTable('count.characters', () => new WeakMap<Message, number>());
+
+function charactersIn(cache: EngineCache | undefined): (message: Message) => number {
+  if (cache === undefined) return charactersOf;
+  const table = cache.table(CHARACTERS);
+  return (message) => {
+    let chars = table.get(message);
+    if (chars === undefined) {
+      chars = charactersOf(message);
+      table.set(message, chars);
+    }
+    return chars;
+  };
 }
 
 /** Tokens per character assumed when nothing was counted to learn the rate from. */

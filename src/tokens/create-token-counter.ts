@@ -200,6 +200,9 @@ export function createTokenCounter({
   // At least what encodeMessage gives: a token is at least one UTF-8 byte (TOK-2's bytes;
   // issue 19 §3: stages skip counting messages that surely fit).
   const atMostMessage = (message: Message): number => {
+    // A message counted before: its count is the tightest bound, and costs one lookup.
+    const known = byObject.get(message);
+    if (known !== undefined) return known;
     let tokens =
       format.perMessage +
       2 * Math.abs(format.perName) +
