@@ -11,8 +11,13 @@ const utf8 = new TextEncoder();
 /** No pair / no token. */
 const NONE = -1;
 
-/** `rank(start, end)`: the rank of the token made of bytes `[start, end)`, or {@link NONE}. */
-type RankOf = (start: number, end: number) => number;
+/** A pre-token's bytes, and the rank of the token made of any range of them. */
+interface PieceBytes {
+  /** The rank of the token made of bytes `[start, end)`, or {@link NONE}. */
+  rank(start: number, end: number): number;
+  /** The byte at `index`. */
+  byteAt(index: number): number;
+}
 
 /**
  * How pieces of many bytes merge a window at a time (see {@link windowMerge}); the defaults are
@@ -57,48 +62,90 @@ export const MERGE_WINDOWS: MergeWindows = Object.freeze({
 export function countBytePairs(piece: string, ranks: BpeRanks, windows = MERGE_WINDOWS): number {
   let ascii = true;
   for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
-  const { maxTokenBytes } = ranks;
-  if (ascii) {
-    // Bytes are characters: a byte range is the same range of the string.
-    const rank: RankOf = (start, end) =>
-      end - start > maxTokenBytes ? NONE : ranks.rankOf(piece, start, end);
-    return merge(piece.length, rank, ranks.size, (index) => piece.charCodeAt(index), windows);
-  }
-  const bytes = utf8.encode(piece);
-  // UTF-16 offset of each byte offset that starts a character (or the end), else -1: a range
-  // between two such offsets is valid UTF-8, so its token (if any) is keyed by its text.
-  const unitAt = new Int32Array(bytes.length + 1).fill(-1);
-  for (let unit = 0, byte = 0; unit <= piece.length; ) {
-    unitAt[byte] = unit;
-    if (unit === piece.length) break;
-    const code = piece.codePointAt(unit) as number;
-    byte += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-    unit += code < 0x10000 ? 1 : 2;
-  }
-  const rank: RankOf = (start, end) => {
-    if (end - start > maxTokenBytes) return NONE;
-    const from = unitAt[start] as number;
-    const to = unitAt[end] as number;
-    if (from >= 0 && to >= 0) return ranks.rankOf(piece, from, to);
-    let key = '';
-    for (let i = start; i < end; i++) key += String.fromCharCode(bytes[i] as number);
-    return ranks.rankOfBytes(key);
-  };
-  return merge(bytes.length, rank, ranks.size, (index) => bytes[index] as number, windows);
+  if (ascii) return merge(piece.length, new AsciiBytes(piece, ranks), ranks.size, windows);
+  const bytes = new Utf8Bytes(piece, ranks);
+  return merge(bytes.length, bytes, ranks.size, windows);
 }
 
-function merge(
-  length: number,
-  rank: RankOf,
-  size: number,
-  byteAt: (index: number) => number,
-  windows: MergeWindows,
-): number {
+/*
+ * The two kinds of piece are classes, not closures made per call: their methods keep one call
+ * target, so the compiler inlines them into the merge loops (a fresh closure per call
+ * deoptimized the loop at each long piece).
+ */
+
+/** An ASCII piece: bytes are characters, a byte range is the same range of the string. */
+class AsciiBytes implements PieceBytes {
+  private readonly piece: string;
+  private readonly ranks: BpeRanks;
+  private readonly maxTokenBytes: number;
+
+  constructor(piece: string, ranks: BpeRanks) {
+    this.piece = piece;
+    this.ranks = ranks;
+    this.maxTokenBytes = ranks.maxTokenBytes;
+  }
+
+  rank(start: number, end: number): number {
+    return end - start > this.maxTokenBytes ? NONE : this.ranks.rankOf(this.piece, start, end);
+  }
+
+  byteAt(index: number): number {
+    return this.piece.charCodeAt(index);
+  }
+}
+
+/** Any other piece, as UTF-8. */
+class Utf8Bytes implements PieceBytes {
+  readonly length: number;
+  private readonly piece: string;
+  private readonly ranks: BpeRanks;
+  private readonly maxTokenBytes: number;
+  private readonly bytes: Uint8Array;
+  /**
+   * UTF-16 offset of each byte offset that starts a character (or the end), else -1: a range
+   * between two such offsets is valid UTF-8, so its token (if any) is keyed by its text.
+   */
+  private readonly unitAt: Int32Array;
+
+  constructor(piece: string, ranks: BpeRanks) {
+    this.piece = piece;
+    this.ranks = ranks;
+    this.maxTokenBytes = ranks.maxTokenBytes;
+    const bytes = utf8.encode(piece);
+    this.bytes = bytes;
+    this.length = bytes.length;
+    const unitAt = new Int32Array(bytes.length + 1).fill(-1);
+    for (let unit = 0, byte = 0; unit <= piece.length; ) {
+      unitAt[byte] = unit;
+      if (unit === piece.length) break;
+      const code = piece.codePointAt(unit) as number;
+      byte += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      unit += code < 0x10000 ? 1 : 2;
+    }
+    this.unitAt = unitAt;
+  }
+
+  rank(start: number, end: number): number {
+    if (end - start > this.maxTokenBytes) return NONE;
+    const from = this.unitAt[start] as number;
+    const to = this.unitAt[end] as number;
+    if (from >= 0 && to >= 0) return this.ranks.rankOf(this.piece, from, to);
+    let key = '';
+    for (let i = start; i < end; i++) key += String.fromCharCode(this.bytes[i] as number);
+    return this.ranks.rankOfBytes(key);
+  }
+
+  byteAt(index: number): number {
+    return this.bytes[index] as number;
+  }
+}
+
+function merge(length: number, bytes: PieceBytes, size: number, windows: MergeWindows): number {
   if (length < 2) return length;
-  if (length <= SCAN_MERGE_MAX_BYTES) return scanMerge(length, rank);
+  if (length <= SCAN_MERGE_MAX_BYTES) return scanMerge(length, bytes);
   try {
-    if (length <= windows.fromBytes) return rangeMerger(length, rank, size, byteAt).merge(0, length);
-    return windowMerge(length, rank, size, byteAt, windows);
+    if (length <= windows.fromBytes) return new RangeMerger(length, bytes, size).merge(0, length);
+    return windowMerge(length, bytes, size, windows);
   } catch (error) {
     // A call that stops midway may leave buckets queued: the next call starts from fresh arrays.
     bucketHeads = new Int32Array(0);
@@ -108,12 +155,12 @@ function merge(
 }
 
 /** The reference algorithm: find the lowest pair, merge, recompute its two neighbours. */
-function scanMerge(length: number, rank: RankOf): number {
+function scanMerge(length: number, bytes: PieceBytes): number {
   // starts[i] is where part i begins; starts[parts] === length.
   const starts: number[] = [];
   const pairs: number[] = [];
   for (let i = 0; i <= length; i++) starts.push(i);
-  for (let i = 0; i + 1 < length; i++) pairs.push(rank(i, i + 2));
+  for (let i = 0; i + 1 < length; i++) pairs.push(bytes.rank(i, i + 2));
   for (;;) {
     let best = NONE;
     let at = -1;
@@ -127,8 +174,8 @@ function scanMerge(length: number, rank: RankOf): number {
     if (at === -1) break;
     starts.splice(at + 1, 1);
     pairs.splice(at, 1);
-    if (at < pairs.length) pairs[at] = rank(starts[at] as number, starts[at + 2] as number);
-    if (at > 0) pairs[at - 1] = rank(starts[at - 1] as number, starts[at + 1] as number);
+    if (at < pairs.length) pairs[at] = bytes.rank(starts[at] as number, starts[at + 2] as number);
+    if (at > 0) pairs[at - 1] = bytes.rank(starts[at - 1] as number, starts[at + 1] as number);
   }
   return starts.length - 1;
 }
@@ -137,11 +184,11 @@ function scanMerge(length: number, rank: RankOf): number {
  * Whether bytes `[start, end)` merge as two tokens split at `middle` (a pair of tokens BPE keeps
  * apart): the reference merge over them, stopped at the first merge across `middle`.
  */
-function splitHolds(start: number, middle: number, end: number, rank: RankOf): boolean {
+function splitHolds(start: number, middle: number, end: number, bytes: PieceBytes): boolean {
   const starts: number[] = [];
   const pairs: number[] = [];
   for (let i = start; i <= end; i++) starts.push(i);
-  for (let i = start; i + 1 < end; i++) pairs.push(rank(i, i + 2));
+  for (let i = start; i + 1 < end; i++) pairs.push(bytes.rank(i, i + 2));
   for (;;) {
     let best = NONE;
     let at = -1;
@@ -156,8 +203,8 @@ function splitHolds(start: number, middle: number, end: number, rank: RankOf): b
     if (starts[at + 1] === middle) return false;
     starts.splice(at + 1, 1);
     pairs.splice(at, 1);
-    if (at < pairs.length) pairs[at] = rank(starts[at] as number, starts[at + 2] as number);
-    if (at > 0) pairs[at - 1] = rank(starts[at - 1] as number, starts[at + 1] as number);
+    if (at < pairs.length) pairs[at] = bytes.rank(starts[at] as number, starts[at + 2] as number);
+    if (at > 0) pairs[at - 1] = bytes.rank(starts[at - 1] as number, starts[at + 1] as number);
   }
 }
 
@@ -286,19 +333,6 @@ class RankSet {
 let bucketHeads = new Int32Array(0);
 let bucketTails = new Int32Array(0);
 
-/** The parts a {@link RangeMerger} leaves: see `parts4` in {@link rangeMerger}. */
-interface RangeMerger {
-  /**
-   * Merges bytes `[from, to)` of the piece as one piece (at most the capacity), leaving its
-   * parts in `parts4` at offsets from `from`.
-   *
-   * @returns The number of tokens.
-   */
-  merge(from: number, to: number): number;
-  /** Per offset from the last range's start: the next part's start (-1 inside a part), …. */
-  readonly parts4: Int32Array;
-}
-
 /**
  * The same merges as {@link scanMerge} in about linear time (TOK-8, issue 19 §3: a run of a
  * million characters without a break), over any range of the piece up to `capacity` bytes; the
@@ -317,120 +351,82 @@ interface RangeMerger {
  * A pair's rank depends only on the ranks of its two parts (the token is their bytes joined), so
  * it is looked up once per pair of ranks in a small open-addressing table, not by hashing the
  * bytes of every candidate (a run of one letter meets the same few pairs a million times).
+ *
+ * A class, not closures made per range: methods keep one call target, so the compiler inlines
+ * them into every window's loop (closures made per window deoptimized it at each new window).
  */
-function rangeMerger(
-  capacity: number,
-  rank: RankOf,
-  size: number,
-  byteAt: (index: number) => number,
-): RangeMerger {
-  // Per byte offset from the range's start, four integers side by side (one cache line, not
-  // five arrays: a merge touches all of them): the start of the following part (the range's
-  // length at the end; -1 once the part at this offset merged into the one before), of the
-  // preceding part (-1 at the start), the rank of the pair starting here (NONE when none), and
-  // of the part starting here (NONE: not a token).
-  const parts4 = new Int32Array(4 * capacity);
-  // Entry e: its start at 2e, the next entry of its bucket at 2e + 1 (-1 at the tail). A pair is
-  // queued at most once per pair found: at most length - 1 at first and two per merge.
-  const entryPool = new Int32Array(6 * capacity);
-  // Ranks of the non-empty buckets (none between ranges: every merge drains its queue).
-  const waiting = new RankSet(size);
-  // Single bytes by value: every byte-level encoding has all 256, but NONE is handled anyway.
-  const byteRanks = new Int32Array(256).fill(-2);
+class RangeMerger {
+  /**
+   * Per byte offset from the range's start, four integers side by side (one cache line, not
+   * five arrays: a merge touches all of them): the start of the following part (the range's
+   * length at the end; -1 once the part at this offset merged into the one before), of the
+   * preceding part (-1 at the start), the rank of the pair starting here (NONE when none), and
+   * of the part starting here (NONE: not a token). Read by {@link windowMerge} after a merge.
+   */
+  readonly parts4: Int32Array;
+  /**
+   * Entry e: its start at 2e, the next entry of its bucket at 2e + 1 (-1 at the tail). A pair is
+   * queued at most once per pair found: at most length - 1 at first and two per merge.
+   */
+  private readonly entryPool: Int32Array;
+  private entries = 0;
+  /** Ranks of the non-empty buckets (none between ranges: every merge drains its queue). */
+  private readonly waiting: RankSet;
+  /** Entries queued left of their bucket's tail, packed as START_SPAN says. */
+  private readonly side = new MinHeap(16);
+  /** Single bytes by value (-2: not looked up): every byte-level encoding has all 256. */
+  private readonly byteRanks = new Int32Array(256).fill(-2);
+  /**
+   * Pair ranks by the ranks of the two parts (NONE cached too), open addressing: slot i holds
+   * the left rank at 4i (-1: empty), the right one at 4i + 1, the pair's rank at 4i + 2, in one
+   * cache line (a million random letters meet 300,000 pairs: a table of many megabytes).
+   */
+  private table = new Int32Array(4 << 10).fill(-1);
+  private slots = 1 << 10;
+  private used = 0;
+  /** The range being merged: its first byte in the piece and its length. */
+  private from = 0;
+  private length = 0;
 
-  // Pair ranks by the ranks of the two parts (NONE cached too), open addressing: slot i holds
-  // the left rank at 4i (-1: empty), the right one at 4i + 1, the pair's rank at 4i + 2, all in
-  // one cache line (a million random letters meet 300,000 pairs: a table of many megabytes).
-  let slots = 1 << 10;
-  let used = 0;
-  let table = new Int32Array(4 * slots).fill(-1);
-  const slotOf = (left: number, right: number, mask: number): number =>
-    (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) & mask;
-  const grow = (): void => {
-    const old = table;
-    slots *= 2;
-    table = new Int32Array(4 * slots).fill(-1);
-    for (let i = 0; i < old.length; i += 4) {
-      const left = old[i] as number;
-      if (left === -1) continue;
-      const right = old[i + 1] as number;
-      let slot = slotOf(left, right, slots - 1);
-      while (table[4 * slot] !== -1) slot = (slot + 1) & (slots - 1);
-      table[4 * slot] = left;
-      table[4 * slot + 1] = right;
-      table[4 * slot + 2] = old[i + 2] as number;
-    }
-  };
+  private readonly bytes: PieceBytes;
 
-  const merge = (from: number, to: number): number => {
-    const length = to - from;
-    /** The rank of the pair starting at part `start`, NONE when it is no token or the last part. */
-    const pairAt = (start: number): number => {
-      const second = parts4[4 * start] as number;
-      if (second >= length) return NONE;
-      const left = parts4[4 * start + 3] as number;
-      const right = parts4[4 * second + 3] as number;
-      if (left === NONE || right === NONE) return rank(from + start, from + (parts4[4 * second] as number));
-      const mask = slots - 1;
-      let slot = slotOf(left, right, mask);
-      for (;;) {
-        const key = table[4 * slot] as number;
-        if (key === -1) break;
-        if (key === left && table[4 * slot + 1] === right) return table[4 * slot + 2] as number;
-        slot = (slot + 1) & mask;
-      }
-      const value = rank(from + start, from + (parts4[4 * second] as number));
-      table[4 * slot] = left;
-      table[4 * slot + 1] = right;
-      table[4 * slot + 2] = value;
-      if (++used * 2 > slots) grow();
-      return value;
-    };
-
+  constructor(capacity: number, bytes: PieceBytes, size: number) {
+    this.bytes = bytes;
+    this.parts4 = new Int32Array(4 * capacity);
+    this.entryPool = new Int32Array(6 * capacity);
+    this.waiting = new RankSet(size);
     if (bucketHeads.length < size) {
       bucketHeads = new Int32Array(size).fill(-1);
       bucketTails = new Int32Array(size);
     }
-    const heads = bucketHeads;
-    const tails = bucketTails;
-    let entries = 0;
-    // Entries queued left of their bucket's tail, packed as START_SPAN says.
-    const side = new MinHeap(16);
-    const enqueue = (value: number, start: number): void => {
-      const head = heads[value] as number;
-      if (head !== -1 && start < (entryPool[2 * (tails[value] as number)] as number)) {
-        side.push(value * START_SPAN + start);
-        return;
-      }
-      const entry = entries++;
-      entryPool[2 * entry] = start;
-      entryPool[2 * entry + 1] = -1;
-      if (head === -1) {
-        heads[value] = entry;
-        waiting.add(value);
-      } else entryPool[2 * (tails[value] as number) + 1] = entry;
-      tails[value] = entry;
-    };
-    /** Recomputes the pair starting at part `start` (with the part after it) and queues it. */
-    const update = (start: number): void => {
-      const value = pairAt(start);
-      parts4[4 * start + 2] = value;
-      if (value !== NONE) enqueue(value, start);
-    };
+  }
 
+  /**
+   * Merges bytes `[from, to)` of the piece as one piece (at most the capacity), leaving its
+   * parts in {@link parts4} at offsets from `from`.
+   *
+   * @returns The number of tokens.
+   */
+  merge(from: number, to: number): number {
+    const length = to - from;
+    this.from = from;
+    this.length = length;
+    this.entries = 0;
+    const { parts4, entryPool, waiting, side, byteRanks } = this;
+    const heads = bucketHeads;
     for (let i = 0; i < length; i++) {
       parts4[4 * i] = i + 1;
       parts4[4 * i + 1] = i - 1;
       parts4[4 * i + 2] = NONE;
-      const byte = byteAt(from + i);
+      const byte = this.bytes.byteAt(from + i);
       let value = byteRanks[byte] as number;
       if (value === -2) {
-        value = rank(from + i, from + i + 1);
+        value = this.bytes.rank(from + i, from + i + 1);
         byteRanks[byte] = value;
       }
       parts4[4 * i + 3] = value;
     }
-    for (let i = 0; i + 1 < length; i++) update(i);
+    for (let i = 0; i + 1 < length; i++) this.update(i);
     let parts = length;
     for (;;) {
       let value: number;
@@ -462,14 +458,87 @@ function rangeMerger(
       if (after < length) parts4[4 * after + 1] = start;
       parts4[4 * start + 3] = value;
       parts--;
-      update(start);
+      this.update(start);
       const before = parts4[4 * start + 1] as number;
-      if (before >= 0) update(before);
+      if (before >= 0) this.update(before);
     }
     return parts;
-  };
-  return { merge, parts4 };
+  }
+
+  /** Recomputes the pair starting at part `start` (with the part after it) and queues it. */
+  private update(start: number): void {
+    const value = this.pairAt(start);
+    this.parts4[4 * start + 2] = value;
+    if (value !== NONE) this.enqueue(value, start);
+  }
+
+  /** The rank of the pair starting at part `start`, NONE when it is no token or the last part. */
+  private pairAt(start: number): number {
+    const parts4 = this.parts4;
+    const second = parts4[4 * start] as number;
+    if (second >= this.length) return NONE;
+    const left = parts4[4 * start + 3] as number;
+    const right = parts4[4 * second + 3] as number;
+    const end = this.from + (parts4[4 * second] as number);
+    if (left === NONE || right === NONE) return this.bytes.rank(this.from + start, end);
+    const table = this.table;
+    const mask = this.slots - 1;
+    let slot = slotOf(left, right, mask);
+    for (;;) {
+      const key = table[4 * slot] as number;
+      if (key === -1) break;
+      if (key === left && table[4 * slot + 1] === right) return table[4 * slot + 2] as number;
+      slot = (slot + 1) & mask;
+    }
+    const value = this.bytes.rank(this.from + start, end);
+    table[4 * slot] = left;
+    table[4 * slot + 1] = right;
+    table[4 * slot + 2] = value;
+    if (++this.used * 2 > this.slots) this.grow();
+    return value;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.slots *= 2;
+    const mask = this.slots - 1;
+    const table = new Int32Array(4 * this.slots).fill(-1);
+    for (let i = 0; i < old.length; i += 4) {
+      const left = old[i] as number;
+      if (left === -1) continue;
+      const right = old[i + 1] as number;
+      let slot = slotOf(left, right, mask);
+      while (table[4 * slot] !== -1) slot = (slot + 1) & mask;
+      table[4 * slot] = left;
+      table[4 * slot + 1] = right;
+      table[4 * slot + 2] = old[i + 2] as number;
+    }
+    this.table = table;
+  }
+
+  private enqueue(value: number, start: number): void {
+    const heads = bucketHeads;
+    const tails = bucketTails;
+    const entryPool = this.entryPool;
+    const head = heads[value] as number;
+    if (head !== -1 && start < (entryPool[2 * (tails[value] as number)] as number)) {
+      this.side.push(value * START_SPAN + start);
+      return;
+    }
+    const entry = this.entries++;
+    entryPool[2 * entry] = start;
+    entryPool[2 * entry + 1] = -1;
+    if (head === -1) {
+      heads[value] = entry;
+      this.waiting.add(value);
+    } else entryPool[2 * (tails[value] as number) + 1] = entry;
+    tails[value] = entry;
+  }
 }
+
+/** Where a pair of part ranks sits in a pair-rank table of `mask + 1` slots. */
+const slotOf = (left: number, right: number, mask: number): number =>
+  (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) & mask;
 
 /**
  * The merges of a long piece a window at a time (issue 19: a million random letters took 5–6×
@@ -497,12 +566,11 @@ function rangeMerger(
  */
 function windowMerge(
   length: number,
-  rank: RankOf,
+  bytes: PieceBytes,
   size: number,
-  byteAt: (index: number) => number,
   { windowBytes, marginBytes, stats }: MergeWindows,
 ): number {
-  const merger = rangeMerger(windowBytes, rank, size, byteAt);
+  const merger = new RangeMerger(windowBytes, bytes, size);
   const { parts4 } = merger;
   // The last window that passed its check: the starts of its tokens (and its end), the tokens
   // before it, and how many of its tokens are kept (1 ≤ kept ≤ its tokens).
@@ -518,11 +586,11 @@ function windowMerge(
     if (stats !== undefined) stats.windows++;
     if (kept > 0) {
       const firstEnd = point + (parts4[0] as number);
-      if (!splitHolds(starts[kept - 1] as number, point, firstEnd, rank)) {
+      if (!splitHolds(starts[kept - 1] as number, point, firstEnd, bytes)) {
         if (stats !== undefined) stats.backoffs++;
         if (kept === 1 || ++backoffs > maxBackoffs) {
           if (stats !== undefined) stats.wholePieces++;
-          return rangeMerger(length, rank, size, byteAt).merge(0, length);
+          return new RangeMerger(length, bytes, size).merge(0, length);
         }
         kept--;
         point = starts[kept] as number;
