@@ -87,4 +87,61 @@ describe('.bpe rank files (TOK-2, TOK-8: the file is the lookup table, so it loa
       expect(error.message).toContain('o200k_base');
     }
   });
+
+  // Issue 19: long pieces look pairs up through a Bloom filter of the token texts; a filter
+  // never says no to a token (no false negatives), and lets through what the table decides.
+  it('rankOfMostlyAbsent finds every token text of the shipped files, and answers as rankOf does', () => {
+    for (const name of ['o200k_base', 'cl100k_base', 'claude']) {
+      const ranks = decodeBpeRanks(
+        readFileSync(new URL(`../../data/encoding/${name}.bpe`, import.meta.url)),
+        name,
+      );
+      const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+      let texts = 0;
+      for (let rank = 0; rank < ranks.size; rank++) {
+        const token = ranks.tokenBytes(rank);
+        if (token === undefined) continue;
+        let text: string;
+        try {
+          text = decoder.decode(token);
+        } catch {
+          continue; // a raw token (part of a character): looked up by its bytes
+        }
+        texts++;
+        const padded = `«${text}»`;
+        if (ranks.rankOfMostlyAbsent(padded, 1, 1 + text.length) !== rank)
+          expect(ranks.rankOfMostlyAbsent(padded, 1, 1 + text.length), `${name} ${rank}`).toBe(rank);
+      }
+      expect(texts, name).toBeGreaterThan(60_000);
+      fc.assert(
+        fc.property(
+          fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz =_中é'), maxLength: 12 }),
+          (text) => {
+            expect(ranks.rankOfMostlyAbsent(text, 0, text.length)).toBe(ranks.rankOf(text, 0, text.length));
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    }
+  });
+
+  it('rankOfMostlyAbsent on a small vocabulary: the filter lets no token through unseen', () => {
+    const ranks = decodeBpeRanks(
+      encodeBpeRanks(
+        new Map(['a', 'b', 'ab', 'abc', 'bca', '中', 'x'.repeat(40)].map((t, r) => [r, bytes(t)])),
+      ),
+      'test',
+    );
+    for (const [text, rank] of [
+      ['ab', 2],
+      ['abc', 3],
+      ['bca', 4],
+      ['中', 5],
+      ['x'.repeat(40), 6],
+      ['ba', -1],
+      ['abcd', -1],
+      ['', -1],
+    ] as const)
+      expect(ranks.rankOfMostlyAbsent(`[${text}]`, 1, 1 + text.length)).toBe(rank);
+  });
 });

@@ -62,8 +62,15 @@ export const MERGE_WINDOWS: MergeWindows = Object.freeze({
 export function countBytePairs(piece: string, ranks: BpeRanks, windows = MERGE_WINDOWS): number {
   let ascii = true;
   for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
-  if (ascii) return merge(piece.length, new AsciiBytes(piece, ranks), ranks.size, windows);
-  const bytes = new Utf8Bytes(piece, ranks);
+  // Pieces merged by windows look up mostly pairs that are no token: through the filter.
+  if (ascii)
+    return merge(
+      piece.length,
+      new AsciiBytes(piece, ranks, piece.length > windows.fromBytes),
+      ranks.size,
+      windows,
+    );
+  const bytes = new Utf8Bytes(piece, ranks, 3 * piece.length > windows.fromBytes);
   return merge(bytes.length, bytes, ranks.size, windows);
 }
 
@@ -78,15 +85,21 @@ class AsciiBytes implements PieceBytes {
   private readonly piece: string;
   private readonly ranks: BpeRanks;
   private readonly maxTokenBytes: number;
+  /** Look up through {@link BpeRanks.rankOfMostlyAbsent}. */
+  private readonly mostlyAbsent: boolean;
 
-  constructor(piece: string, ranks: BpeRanks) {
+  constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
     this.piece = piece;
     this.ranks = ranks;
     this.maxTokenBytes = ranks.maxTokenBytes;
+    this.mostlyAbsent = mostlyAbsent;
   }
 
   rank(start: number, end: number): number {
-    return end - start > this.maxTokenBytes ? NONE : this.ranks.rankOf(this.piece, start, end);
+    if (end - start > this.maxTokenBytes) return NONE;
+    return this.mostlyAbsent
+      ? this.ranks.rankOfMostlyAbsent(this.piece, start, end)
+      : this.ranks.rankOf(this.piece, start, end);
   }
 
   byteAt(index: number): number {
@@ -106,10 +119,13 @@ class Utf8Bytes implements PieceBytes {
    * between two such offsets is valid UTF-8, so its token (if any) is keyed by its text.
    */
   private readonly unitAt: Int32Array;
+  /** Look up through {@link BpeRanks.rankOfMostlyAbsent}. */
+  private readonly mostlyAbsent: boolean;
 
-  constructor(piece: string, ranks: BpeRanks) {
+  constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
     this.piece = piece;
     this.ranks = ranks;
+    this.mostlyAbsent = mostlyAbsent;
     this.maxTokenBytes = ranks.maxTokenBytes;
     const bytes = utf8.encode(piece);
     this.bytes = bytes;
@@ -129,7 +145,10 @@ class Utf8Bytes implements PieceBytes {
     if (end - start > this.maxTokenBytes) return NONE;
     const from = this.unitAt[start] as number;
     const to = this.unitAt[end] as number;
-    if (from >= 0 && to >= 0) return this.ranks.rankOf(this.piece, from, to);
+    if (from >= 0 && to >= 0)
+      return this.mostlyAbsent
+        ? this.ranks.rankOfMostlyAbsent(this.piece, from, to)
+        : this.ranks.rankOf(this.piece, from, to);
     let key = '';
     for (let i = start; i < end; i++) key += String.fromCharCode(this.bytes[i] as number);
     return this.ranks.rankOfBytes(key);
