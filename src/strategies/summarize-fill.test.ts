@@ -33,20 +33,56 @@ describe('the verbatim tail fills the target', () => {
     },
   );
 
-  it('keeps a model summary to one request, whatever it leaves', async () => {
-    const messages = history(200);
+  it.each([32_000, 128_000])(
+    "a model's summary is asked for once and the tail still lands on the target (%i-token window)",
+    async (window) => {
+      const messages = history(Math.ceil(window / 120));
+      let calls = 0;
+      const counter = createMockTokenCounter();
+      const { plan, messages: out } = await compact(messages, {
+        window,
+        counter,
+        summarizer: async () => {
+          calls++;
+          return 'The user asked to read the files one after the other; each read succeeded and nothing was changed yet.';
+        },
+      });
+      expect(calls).toBe(1);
+      expect(plan.fallbacks).toEqual([]);
+      expect(plan.summary?.source).toBe('llm');
+      expect(plan.tokensAfter).toBe(counter.count(out).total);
+      expect(plan.tokensAfter).toBeLessThanOrEqual(plan.target);
+      expect(plan.tokensAfter).toBeGreaterThanOrEqual(0.9 * plan.target);
+      // The summary covers exactly what left the prompt: nothing it claims is also kept.
+      const kept = new Set(out.map((m) => m.id));
+      const index = new Map(messages.map((m, i) => [m.id, i]));
+      const last = index.get(plan.summary?.covers.lastId ?? '') ?? -1;
+      expect(last).toBeGreaterThan(0);
+      for (const message of messages.slice(2, last + 1)) expect(kept.has(message.id)).toBe(false);
+      expect(kept.has(messages[last + 1]?.id ?? '')).toBe(true);
+    },
+  );
+
+  it('a failed model summary falls back once, said once, and is not asked again', async () => {
+    const messages = history(300);
     let calls = 0;
+    const events: string[] = [];
     const { plan } = await compact(messages, {
       window: 32_000,
       counter: createMockTokenCounter(),
       summarizer: async () => {
         calls++;
-        return 'The user asked to read the files one after the other; each read succeeded and nothing was changed yet.';
+        throw new Error('model unavailable');
+      },
+      onEvent: (event) => {
+        if (event.type === 'compaction-fallback') events.push(event.reason);
       },
     });
-    expect(plan.fallbacks).toEqual([]);
-    expect(plan.summary?.source).toBe('llm');
     expect(calls).toBe(1);
+    expect(events).toHaveLength(1);
+    expect(plan.fallbacks).toHaveLength(1);
+    expect(plan.summary?.source).toBe('extractive');
+    expect(plan.stages.find((stage) => stage.stage === 'summarize')?.notes.join(' ')).toContain('fell back');
     expect(plan.tokensAfter).toBeLessThanOrEqual(plan.target);
   });
 });

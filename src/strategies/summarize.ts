@@ -12,7 +12,7 @@ import { EMPTY_LEDGER, extractLedger } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
 import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatLedger, formatSummaryMessage } from '../summarize/summary-message.ts';
-import type { Summarizer } from '../summarize/types.ts';
+import type { Summarizer, SummaryResult } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
 import { isUserTurn } from './protect.ts';
 import { pendingInputStart, retentionStart } from './retention.ts';
@@ -205,30 +205,39 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         context.force !== true &&
         options.retentionTokens === undefined &&
         options.retentionMessages === undefined;
-      let result = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
+      let made = await summarizeOnce(messages, units, headEnd, tailStart, options, context);
       // Land on the target (issue 19 §1): the reservations above are upper bounds (the text's
-      // whole share, the files' whole share, the ledger of everything after the head). An
-      // extractive summary's size is known once it is made, and making it again costs no model
-      // call: the tail takes what the summary left (whole units, newest first), and the summary
-      // is made again for the shorter span, kept only when the whole still fits the target. A
-      // model's summary is never asked for twice; the tail leaves its share to it.
-      const extractive = options.summarizer === undefined && options.customSummary === undefined;
-      for (let pass = 0; pass < 2 && fills && extractive && result !== undefined; pass++) {
+      // whole share, the files' whole share, the ledger of everything after the head). Once the
+      // summary is made its size is known: the tail takes what it left (whole units, newest
+      // first) and the summary is fitted again to the shorter span — an extractive one made
+      // again (no model call), a model's text kept as it is (never asked for twice, never cut
+      // for this) with the span's own ledger and files — kept only when the whole still fits.
+      const remake = options.summarizer === undefined && options.customSummary === undefined;
+      for (let pass = 0; pass < 2 && fills && made !== undefined; pass++) {
         const tail = tokensFrom(messages, tailStart, context);
-        const left = context.target - projectedTokens(messages, units, headEnd, tailStart, result, context);
+        const left =
+          context.target - projectedTokens(messages, units, headEnd, tailStart, made.result, context);
         if (left <= 0) break;
         const next = retentionStart(messages, units, headEnd, { maxTokens: tail + left }, context);
         if (next >= tailStart) break;
-        const longer = await summarizeOnce(messages, units, headEnd, next, options, context);
+        const longer = await summarizeOnce(
+          messages,
+          units,
+          headEnd,
+          next,
+          options,
+          context,
+          remake ? undefined : made.made,
+        );
         if (
           longer === undefined ||
-          projectedTokens(messages, units, headEnd, next, longer, context) > context.target
+          projectedTokens(messages, units, headEnd, next, longer.result, context) > context.target
         )
           break;
         tailStart = next;
-        result = longer;
+        made = longer;
       }
-      return result ?? none;
+      return made?.result ?? none;
     },
   };
 }
@@ -490,6 +499,11 @@ function carriedFilesOf(
   );
 }
 
+/**
+ * One summary of `messages[headEnd, tailStart)` and the edits that put it in place. With
+ * `reuse`, the text of a summary already made for a longer span is fitted to this one (its own
+ * ledger and files; nothing is asked, nothing reported): undefined when it would need cutting.
+ */
 async function summarizeOnce(
   messages: readonly Message[],
   units: readonly MessageUnit[],
@@ -497,7 +511,8 @@ async function summarizeOnce(
   tailStart: number,
   options: SummarizeStrategyOptions,
   context: StrategyContext,
-): Promise<StrategyResult | undefined> {
+  reuse?: SummaryResult,
+): Promise<{ result: StrategyResult; made: SummaryResult } | undefined> {
   const { drop, toSummarize, previous, previousFiles, kept } = spanOf(
     messages,
     units,
@@ -537,23 +552,30 @@ async function summarizeOnce(
   const goal =
     messages.slice(0, headEnd).find(isUserTurn) ??
     (options.keepGoal === false ? undefined : messages.find(isUserTurn));
-  const result = await summarizeSpan({
-    messages: toSummarize,
-    ...(previous === undefined ? {} : { previousSummary: { text: previous.text, ledger: previous.ledger } }),
-    ...(goal === undefined ? {} : { goal: textOf(goal.parts) }),
-    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-    ...(options.customSummary === undefined ? {} : { customSummary: options.customSummary }),
-    variant: options.variant ?? (toSummarize.some((m) => m.role === 'tool') ? 'code' : 'general'),
-    maxTokens,
-    timeoutMs: options.timeoutMs ?? DEFAULTS.summaryTimeoutMs,
-    counter: context.counter,
-    summarizerWindow: options.summarizerWindow ?? context.budget + context.reservedTokens,
-    ...(options.summarizerCounter === undefined ? {} : { summarizerCounter: options.summarizerCounter }),
-    ...(context.cache === undefined ? {} : { cache: context.cache }),
-    ...(context.signal === undefined ? {} : { signal: context.signal }),
-    ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),
-  });
+  const result: SummaryResult =
+    reuse === undefined
+      ? await summarizeSpan({
+          messages: toSummarize,
+          ...(previous === undefined
+            ? {}
+            : { previousSummary: { text: previous.text, ledger: previous.ledger } }),
+          ...(goal === undefined ? {} : { goal: textOf(goal.parts) }),
+          ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
+          ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+          ...(options.customSummary === undefined ? {} : { customSummary: options.customSummary }),
+          variant: options.variant ?? (toSummarize.some((m) => m.role === 'tool') ? 'code' : 'general'),
+          maxTokens,
+          timeoutMs: options.timeoutMs ?? DEFAULTS.summaryTimeoutMs,
+          counter: context.counter,
+          summarizerWindow: options.summarizerWindow ?? context.budget + context.reservedTokens,
+          ...(options.summarizerCounter === undefined
+            ? {}
+            : { summarizerCounter: options.summarizerCounter }),
+          ...(context.cache === undefined ? {} : { cache: context.cache }),
+          ...(context.signal === undefined ? {} : { signal: context.signal }),
+          ...(context.onProgress === undefined ? {} : { onDelta: context.onProgress }),
+        })
+      : { ...reuse, ledger: extractLedger(toSummarize, previous?.ledger, undefined, context.cache) };
   const notes: string[] = [];
   if (result.fallbackReason !== undefined) {
     const onFailure = options.onFailure ?? 'extractive';
@@ -562,12 +584,14 @@ async function summarizeOnce(
         reason: result.fallbackReason,
       });
     }
-    context.onFallback?.({
-      source: 'summarizer',
-      stage: 'summarize',
-      fallback: onFailure === 'skip' ? 'skipped' : 'extractive',
-      reason: result.fallbackReason,
-    });
+    // A reused summary's fallback was said when it was made; the note stays with the stage.
+    if (reuse === undefined)
+      context.onFallback?.({
+        source: 'summarizer',
+        stage: 'summarize',
+        fallback: onFailure === 'skip' ? 'skipped' : 'extractive',
+        reason: result.fallbackReason,
+      });
     if (onFailure === 'skip') return undefined;
     notes.push(`summarizer fell back to extractive: ${result.fallbackReason}`);
   }
@@ -625,6 +649,8 @@ async function summarizeOnce(
   // The size asked for is never cut; beyond it, what the target leaves (the files gave way first).
   const limit = options.maxSummaryTokens ?? Math.max(maxTokens, Math.min(room, left));
   if (textTokens > limit && result.source !== 'custom') {
+    // A text fitted to a shorter span is never cut for it: that span is not taken.
+    if (reuse !== undefined) return undefined;
     const charsPerToken = text.length / Math.max(1, textTokens);
     const original = text;
     // The clip marker costs tokens too: cut again by what is still over (a few passes at most).
@@ -695,8 +721,11 @@ async function summarizeOnce(
       : (messages[headEnd] as Message).id;
   notes.unshift(`summarized ${formatCount(toSummarize.length)} message(s) (${result.source})`);
   return {
-    edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },
-    effect: stageEffect({ summarized: toSummarize.length, notes }),
+    result: {
+      edits: { drop, insert: [{ beforeId, message: summaryMessage }], summary },
+      effect: stageEffect({ summarized: toSummarize.length, notes }),
+    },
+    made: result,
   };
 }
 
