@@ -55,8 +55,10 @@ const CHARS_PER_MESSAGE = 16;
  * it is the newest messages, within the limit.
  *
  * A cold compaction of a long history is mostly counting messages it then summarizes or drops;
- * this counts the newest few hundred and reads only the lengths of the rest. Counters that
- * cost no more than reading lengths (`approximate` ones, e.g. characters / 4) count everything.
+ * this counts the newest few hundred and reads only the lengths of the rest — when the rest is
+ * the larger part (a smaller one is counted: it costs less than was already spent). Counters
+ * that cost no more than reading lengths (`approximate` ones, e.g. characters / 4) count
+ * everything.
  *
  * @param counter - The prompt's counter (`count` = overhead + Σ `countMessage`, as the
  *   `TokenCounter` contract says).
@@ -72,10 +74,7 @@ export function countUpTo(
 ): BoundedCount {
   const split = splitAtLimit(counter, messages, limit, options);
   if (split === undefined) return { total: counter.count(messages, options).total, exact: true };
-  const characters = charactersIn(counter.cache);
-  let restChars = 0;
-  for (let i = 0; i < split.uncounted; i++) restChars += characters(messages[i] as Message);
-  return { total: split.counted + Math.ceil(restChars * split.rate), exact: false };
+  return { total: split.counted + split.rest, exact: false };
 }
 
 /** Where {@link countUpTo} stops counting exactly. */
@@ -86,11 +85,15 @@ export interface LimitSplit {
   readonly counted: number;
   /** Tokens per character (as {@link charactersOf} measures) of what was counted. */
   readonly rate: number;
+  /** The estimate of `messages[0, uncounted)`: more than `counted`. */
+  readonly rest: number;
 }
 
 /**
- * Counts newest first until the tokens pass `limit`: undefined when they never do (or the
- * counter is `approximate`, or the limit infinite), so the whole prompt must be counted.
+ * Counts newest first until the tokens pass `limit`, and leaves the older rest uncounted when
+ * it is larger than what was counted: undefined when the tokens never pass the limit, when the
+ * rest is smaller (counting it costs less than was already spent: the prompt is counted
+ * exactly), or when the counter is `approximate` or the limit infinite.
  */
 export function splitAtLimit(
   counter: TokenCounter,
@@ -107,11 +110,12 @@ export function splitAtLimit(
   const characters = charactersIn(counter.cache);
   let countedChars = 0;
   for (let i = index + 1; i < messages.length; i++) countedChars += characters(messages[i] as Message);
-  return {
-    uncounted: index + 1,
-    counted,
-    rate: countedChars === 0 ? DEFAULT_RATE : (counted - overhead) / countedChars,
-  };
+  let restChars = 0;
+  for (let i = 0; i <= index; i++) restChars += characters(messages[i] as Message);
+  const rate = countedChars === 0 ? DEFAULT_RATE : (counted - overhead) / countedChars;
+  const rest = Math.ceil(restChars * rate);
+  if (rest <= counted) return undefined;
+  return { uncounted: index + 1, counted, rate, rest };
 }
 
 /**
