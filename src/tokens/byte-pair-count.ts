@@ -3,7 +3,8 @@ import type { BpeRanks } from './bpe-ranks.ts';
 /**
  * Pieces up to this many bytes merge by scanning for the lowest-ranked pair, as the reference
  * tokenizer does (quadratic, fastest for the short words that make up nearly all text); longer
- * ones through a queue of buckets by rank (about linear, TOK-8).
+ * ones through a queue of buckets by rank (about linear, TOK-8), and those over
+ * {@link MERGE_WINDOWS}' `fromBytes` a window at a time (issue 19).
  */
 export const SCAN_MERGE_MAX_BYTES = 64;
 
@@ -13,6 +14,8 @@ const NONE = -1;
 
 /** A pre-token's bytes, and the rank of the token made of any range of them. */
 interface PieceBytes {
+  /** Whether lookups go through {@link BpeRanks.rankOfMostlyAbsent}: absent tokens are cheap. */
+  readonly mostlyAbsent: boolean;
   /** The rank of the token made of bytes `[start, end)`, or {@link NONE}. */
   rank(start: number, end: number): number;
   /** The byte at `index`. */
@@ -85,8 +88,7 @@ class AsciiBytes implements PieceBytes {
   private readonly piece: string;
   private readonly ranks: BpeRanks;
   private readonly maxTokenBytes: number;
-  /** Look up through {@link BpeRanks.rankOfMostlyAbsent}. */
-  private readonly mostlyAbsent: boolean;
+  readonly mostlyAbsent: boolean;
 
   constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
     this.piece = piece;
@@ -119,8 +121,7 @@ class Utf8Bytes implements PieceBytes {
    * between two such offsets is valid UTF-8, so its token (if any) is keyed by its text.
    */
   private readonly unitAt: Int32Array;
-  /** Look up through {@link BpeRanks.rankOfMostlyAbsent}. */
-  private readonly mostlyAbsent: boolean;
+  readonly mostlyAbsent: boolean;
 
   constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
     this.piece = piece;
@@ -226,6 +227,11 @@ function splitHolds(start: number, middle: number, end: number, bytes: PieceByte
     if (at > 0) pairs[at - 1] = bytes.rank(starts[at - 1] as number, starts[at + 1] as number);
   }
 }
+
+/** Slots of {@link RangeMerger}'s cache of pairs that are no token (128 KiB). */
+const ABSENT_PAIRS = 1 << 14;
+/** Pairs in the pair-rank table after which pairs that are no token go to that cache. */
+const TABLE_ABSENT_PAIRS = 1 << 13;
 
 /** Side-queue entries pack `rank * 2^32 + start`: the smallest is the lowest rank, then the leftmost. */
 const START_SPAN = 2 ** 32;
@@ -401,6 +407,15 @@ class RangeMerger {
    * cache line (a million random letters meet 300,000 pairs: a table of many megabytes).
    */
   private table = new Int32Array(4 << 10).fill(-1);
+  /**
+   * When absent tokens are cheap to look up (see {@link PieceBytes.mostlyAbsent}), pairs that are
+   * no token stay out of the table once it holds {@link TABLE_ABSENT_PAIRS}: slot i holds the
+   * left rank at 2i, the right one at 2i + 1 of the last such pair met there. A million random
+   * letters meet 300,000 pairs, nearly all no token and met once: in the table they grew it to
+   * 16 MB, a cache miss a lookup. Base64 meets 10,000 pairs again and again: the table holds
+   * them.
+   */
+  private readonly absent: Int32Array | undefined;
   private slots = 1 << 10;
   private used = 0;
   /** The range being merged: its first byte in the piece and its length. */
@@ -411,6 +426,7 @@ class RangeMerger {
 
   constructor(capacity: number, bytes: PieceBytes, size: number) {
     this.bytes = bytes;
+    this.absent = bytes.mostlyAbsent ? new Int32Array(2 * ABSENT_PAIRS).fill(-1) : undefined;
     this.parts4 = new Int32Array(4 * capacity);
     this.entryPool = new Int32Array(6 * capacity);
     this.waiting = new RankSet(size);
@@ -501,15 +517,24 @@ class RangeMerger {
     const end = this.from + (parts4[4 * second] as number);
     if (left === NONE || right === NONE) return this.bytes.rank(this.from + start, end);
     const table = this.table;
+    const hash = slotOf(left, right, -1);
     const mask = this.slots - 1;
-    let slot = slotOf(left, right, mask);
+    let slot = hash & mask;
     for (;;) {
       const key = table[4 * slot] as number;
       if (key === -1) break;
       if (key === left && table[4 * slot + 1] === right) return table[4 * slot + 2] as number;
       slot = (slot + 1) & mask;
     }
+    const absent = this.absent;
+    const near = 2 * (hash & (ABSENT_PAIRS - 1));
+    if (absent !== undefined && absent[near] === left && absent[near + 1] === right) return NONE;
     const value = this.bytes.rank(this.from + start, end);
+    if (value === NONE && absent !== undefined && this.used >= TABLE_ABSENT_PAIRS) {
+      absent[near] = left;
+      absent[near + 1] = right;
+      return NONE;
+    }
     table[4 * slot] = left;
     table[4 * slot + 1] = right;
     table[4 * slot + 2] = value;
