@@ -14,6 +14,8 @@ const NONE = -1;
 
 /** A pre-token's bytes, and the rank of the token made of any range of them. */
 interface PieceBytes {
+  /** How many bytes. */
+  readonly length: number;
   /** Whether lookups go through {@link BpeRanks.rankOfMostlyAbsent}: absent tokens are cheap. */
   readonly mostlyAbsent: boolean;
   /** The rank of the token made of bytes `[start, end)`, or {@link NONE}. */
@@ -66,14 +68,9 @@ export function countBytePairs(piece: string, ranks: BpeRanks, windows = MERGE_W
   let ascii = true;
   for (let i = 0; i < piece.length && ascii; i++) ascii = piece.charCodeAt(i) < 0x80;
   // Pieces merged by windows look up mostly pairs that are no token: through the filter.
-  if (ascii)
-    return merge(
-      piece.length,
-      new AsciiBytes(piece, ranks, piece.length > windows.fromBytes),
-      ranks.size,
-      windows,
-    );
-  const bytes = new Utf8Bytes(piece, ranks, 3 * piece.length > windows.fromBytes);
+  const bytes = ascii
+    ? new AsciiBytes(piece, ranks, windows.fromBytes)
+    : new Utf8Bytes(piece, ranks, windows.fromBytes);
   return merge(bytes.length, bytes, ranks.size, windows);
 }
 
@@ -89,12 +86,15 @@ class AsciiBytes implements PieceBytes {
   private readonly ranks: BpeRanks;
   private readonly maxTokenBytes: number;
   readonly mostlyAbsent: boolean;
+  readonly length: number;
 
-  constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
+  /** `absentAbove`: pieces of more bytes look tokens up through the filter. */
+  constructor(piece: string, ranks: BpeRanks, absentAbove: number) {
     this.piece = piece;
     this.ranks = ranks;
     this.maxTokenBytes = ranks.maxTokenBytes;
-    this.mostlyAbsent = mostlyAbsent;
+    this.length = piece.length;
+    this.mostlyAbsent = piece.length > absentAbove;
   }
 
   rank(start: number, end: number): number {
@@ -123,14 +123,15 @@ class Utf8Bytes implements PieceBytes {
   private readonly unitAt: Int32Array;
   readonly mostlyAbsent: boolean;
 
-  constructor(piece: string, ranks: BpeRanks, mostlyAbsent: boolean) {
+  /** `absentAbove`: pieces of more bytes look tokens up through the filter. */
+  constructor(piece: string, ranks: BpeRanks, absentAbove: number) {
     this.piece = piece;
     this.ranks = ranks;
-    this.mostlyAbsent = mostlyAbsent;
     this.maxTokenBytes = ranks.maxTokenBytes;
     const bytes = utf8.encode(piece);
     this.bytes = bytes;
     this.length = bytes.length;
+    this.mostlyAbsent = bytes.length > absentAbove;
     const unitAt = new Int32Array(bytes.length + 1).fill(-1);
     for (let unit = 0, byte = 0; unit <= piece.length; ) {
       unitAt[byte] = unit;
