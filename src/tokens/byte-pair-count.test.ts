@@ -232,7 +232,7 @@ describe('countBytePairs merges as tiktoken does (TOK-2), in about linear time o
       }
     });
 
-    it(`${name}: a million-byte-scale piece counts the same by windows as in one queue`, () => {
+    it(`${name}: pieces of 60,000–200,000 bytes count the same by windows as in one queue`, () => {
       const ranks = ranksOf(name);
       const oneQueue: MergeWindows = { ...MERGE_WINDOWS, fromBytes: Number.POSITIVE_INFINITY };
       for (const piece of [
