@@ -181,21 +181,23 @@ describe.skipIf(DATABASE_URL === undefined)(
         ids.push(((await created.json()) as { session: { id: string } }).session.id);
       }
 
-      // SIGKILL the first worker in the middle of its first summary; remember the job it held.
+      // SIGKILL the first worker in the middle of its first summary (the fake answers it after
+      // SUMMARY_DELAY_MS: killed first, looked up after, so a loaded machine's slow query cannot
+      // let the answer arrive before the kill); remember the job it held (active until it expires).
       const killed = (async () => {
         await expect
           .poll(() => seen.some((request) => request.isSummary && request.sender === 'worker-0'), {
             timeout: 600_000,
-            interval: 50,
+            interval: 10,
           })
           .toBe(true);
+        workers[0]?.child.kill('SIGKILL');
         const victim = seen.find((request) => request.isSummary && request.sender === 'worker-0');
         const sessionId = ids[victim?.session ?? -1] as string;
         const { rows } = await admin.query<{ id: string }>(
           `SELECT id FROM "${schema}".job WHERE name = 'chatfold-compaction' AND singleton_key = $1 AND state = 'active'`,
           [sessionId],
         );
-        workers[0]?.child.kill('SIGKILL');
         return { sessionId, jobId: rows[0]?.id };
       })();
 
