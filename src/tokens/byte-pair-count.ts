@@ -175,30 +175,9 @@ function merge(length: number, bytes: PieceBytes, size: number, windows: MergeWi
   }
 }
 
-/** The reference algorithm: find the lowest pair, merge, recompute its two neighbours. */
+/** The reference algorithm over a whole piece (see {@link referenceMerge}). */
 function scanMerge(length: number, bytes: PieceBytes): number {
-  // starts[i] is where part i begins; starts[parts] === length.
-  const starts: number[] = [];
-  const pairs: number[] = [];
-  for (let i = 0; i <= length; i++) starts.push(i);
-  for (let i = 0; i + 1 < length; i++) pairs.push(bytes.rank(i, i + 2));
-  for (;;) {
-    let best = NONE;
-    let at = -1;
-    for (let i = 0; i < pairs.length; i++) {
-      const value = pairs[i] as number;
-      if (value !== NONE && (best === NONE || value < best)) {
-        best = value;
-        at = i;
-      }
-    }
-    if (at === -1) break;
-    starts.splice(at + 1, 1);
-    pairs.splice(at, 1);
-    if (at < pairs.length) pairs[at] = bytes.rank(starts[at] as number, starts[at + 2] as number);
-    if (at > 0) pairs[at - 1] = bytes.rank(starts[at - 1] as number, starts[at + 1] as number);
-  }
-  return starts.length - 1;
+  return referenceMerge(0, length, bytes);
 }
 
 /**
@@ -206,6 +185,16 @@ function scanMerge(length: number, bytes: PieceBytes): number {
  * apart): the reference merge over them, stopped at the first merge across `middle`.
  */
 function splitHolds(start: number, middle: number, end: number, bytes: PieceBytes): boolean {
+  return referenceMerge(start, end, bytes, middle) !== NONE;
+}
+
+/**
+ * The reference algorithm on bytes `[start, end)`: find the lowest pair, merge, recompute its
+ * two neighbours. Returns the number of tokens, or {@link NONE} as soon as a merge would join
+ * the parts either side of `keepApart` (when given).
+ */
+function referenceMerge(start: number, end: number, bytes: PieceBytes, keepApart = NONE): number {
+  // starts[i] is where part i begins; the last entry is `end`.
   const starts: number[] = [];
   const pairs: number[] = [];
   for (let i = start; i <= end; i++) starts.push(i);
@@ -220,8 +209,8 @@ function splitHolds(start: number, middle: number, end: number, bytes: PieceByte
         at = i;
       }
     }
-    if (at === -1) return true;
-    if (starts[at + 1] === middle) return false;
+    if (at === -1) return starts.length - 1;
+    if (starts[at + 1] === keepApart) return NONE;
     starts.splice(at + 1, 1);
     pairs.splice(at, 1);
     if (at < pairs.length) pairs[at] = bytes.rank(starts[at] as number, starts[at + 2] as number);
