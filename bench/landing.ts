@@ -6,18 +6,9 @@
  *
  *   node bench/landing.ts
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { replayConversation } from '../src/evaluation/replay.ts';
-import { importClaudeCode } from '../src/messages/claude-code.ts';
-import { resolveModel } from '../src/models/resolve-model.ts';
-import { counterFor } from '../src/tokens/count-tokens.ts';
+import { recordedAgentSessions, replayAgentSession } from './agent-replays.ts';
 
-const root = new URL('../test/fixtures/claude-code/', import.meta.url).pathname;
-const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.jsonl'))
-  .sort();
-const model = resolveModel('claude-sonnet-4.5');
-const sessions = files.map((file) => importClaudeCode(readFileSync(`${root}${file}`, 'utf8')).messages);
+const sessions = recordedAgentSessions();
 const quantile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))] ?? Number.NaN;
@@ -35,13 +26,7 @@ for (const window of [16_000, 32_000, 64_000, 128_000]) {
   let sessionsCompacting = 0;
   let cost = 0;
   for (const messages of sessions) {
-    const result = await replayConversation(messages, {
-      counter: counterFor(model.tokenizer),
-      window,
-      maxOutputTokens: model.maxOutputTokens,
-      pricing: model.pricing,
-      provider: 'anthropic',
-    });
+    const result = await replayAgentSession(messages, window);
     if (result.totals.compactions === 0) continue;
     sessionsCompacting++;
     paths += result.identifierSurvival.paths ?? 1;

@@ -7,19 +7,9 @@
  *
  *   node bench/policies.ts
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { replayConversation } from '../src/evaluation/replay.ts';
-import { importClaudeCode } from '../src/messages/claude-code.ts';
-import { resolveModel } from '../src/models/resolve-model.ts';
-import { counterFor } from '../src/tokens/count-tokens.ts';
+import { recordedAgentSessions, replayAgentSession } from './agent-replays.ts';
 
-const root = new URL('../test/fixtures/', import.meta.url).pathname;
-const files = readdirSync(`${root}claude-code`, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.jsonl'))
-  .map((file) => `claude-code/${file}`)
-  .sort();
-const model = resolveModel('claude-sonnet-4.5');
-const sessions = files.map((file) => importClaudeCode(readFileSync(`${root}${file}`, 'utf8')).messages);
+const sessions = recordedAgentSessions();
 const candidates: [trigger: number, target: number][] = [
   [0.75, 0.5],
   [0.7, 0.45],
@@ -40,13 +30,9 @@ for (const [trigger, target] of candidates) {
     let paths = 0;
     let compactions = 0;
     for (const messages of sessions) {
-      const result = await replayConversation(messages, {
-        counter: counterFor(model.tokenizer),
-        window,
-        maxOutputTokens: model.maxOutputTokens,
-        pricing: model.pricing,
-        provider: 'anthropic',
-        policy: { triggers: [{ fraction: trigger }], target: { fraction: target } },
+      const result = await replayAgentSession(messages, window, {
+        triggers: [{ fraction: trigger }],
+        target: { fraction: target },
       });
       if (result.totals.compactions === 0) continue;
       count++;
