@@ -190,6 +190,8 @@ export interface WireCompactionResult {
   readonly mode: CompactionMode;
   readonly reason: string;
   readonly tokensBefore: number;
+  /** `tokensBefore` estimates the oldest messages (a history far above the window); shown with `~`. */
+  readonly tokensBeforeEstimated?: true;
   readonly tokensAfter: number;
   readonly messagesBefore: number;
   readonly messagesAfter: number;

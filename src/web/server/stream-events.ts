@@ -20,6 +20,7 @@ export function toCompactionResult(report: CompactionReport, durationMs: number)
     mode: report.mode,
     reason: report.reason,
     tokensBefore: report.tokensBefore,
+    ...(report.tokensBeforeEstimated === true ? { tokensBeforeEstimated: true as const } : {}),
     tokensAfter: report.tokensAfter,
     messagesBefore: report.messagesBefore,
     messagesAfter: report.messagesAfter,

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { WireCompactionResult, WireMessage, WireSession } from '../../../api-types.ts';
-import { plural } from '../format.ts';
+import { autoCompactionNotice, plural } from '../format.ts';
 import { useSessionView } from '../hooks/use-session-view.ts';
-import { autoCompactionNotice, useTurn } from '../hooks/use-turn.ts';
+import { useTurn } from '../hooks/use-turn.ts';
 import { href } from '../router.ts';
 import { ChatMenu } from './chat-menu.tsx';
 import { CompactionDialog, type CompactionDialogMode } from './compaction-dialog.tsx';

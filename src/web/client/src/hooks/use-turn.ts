@@ -145,8 +145,3 @@ export function useTurn({ sessionId, onGauge, onAutoCompaction, onStored }: UseT
 
   return { turn, busy, send, stop, abandon };
 }
-
-/** The notice text of an automatic compaction (messages added, the new token count). */
-export function autoCompactionNotice(result: WireCompactionResult): string {
-  return `History summarized automatically: ${plural(result.messagesAdded ?? result.messagesSummarized ?? 0, 'message')} added to the summary; context ${formatCount(result.tokensBefore)} → ${formatCount(result.tokensAfter)} tokens.`;
-}
