@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NOTES } from '../agent/agent-fixtures.ts';
+import type { TerminalSession } from './tmux-terminal.ts';
 
 /** The CLI as users run it from a clone: Node runs the TypeScript entry directly. */
 export const CHATFOLD_ENTRY = new URL('../../src/cli/main.ts', import.meta.url).pathname;
@@ -145,3 +146,12 @@ export const localModel = (baseURL: string, model = 'gpt-4o'): string[] => [
   '--base-url',
   baseURL,
 ];
+
+/** In `chatfold chat` under tmux: types a line once the prompt is back, and returns where its output starts on the screen. */
+export async function send(terminal: TerminalSession, line: string): Promise<number> {
+  const before = terminal.screen();
+  await terminal.waitFor(/You>$/, { since: Math.max(0, before.length - 10) });
+  const since = terminal.screen().length;
+  terminal.typeLine(line);
+  return since;
+}

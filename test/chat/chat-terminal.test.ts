@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeProviderServer } from '../../src/fake-provider/index.ts';
 import { startFakeProvider } from '../../src/fake-provider/index.ts';
 import { EDIT_LOOP_RULE } from '../agent/agent-fixtures.ts';
-import { agentYaml, CHATFOLD_ENTRY, type ChatHome, chatHome, PROSE, SUMMARY } from './chat-fixtures.ts';
+import { agentYaml, CHATFOLD_ENTRY, type ChatHome, chatHome, PROSE, SUMMARY, send } from './chat-fixtures.ts';
 import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
 // `chatfold chat` as a person uses it (CLI-1): a real terminal (tmux) drives the REPL against
@@ -30,15 +30,6 @@ function chat(home: ChatHome, args: readonly string[]): TerminalSession {
   });
   open.push(terminal);
   return terminal;
-}
-
-/** Types a line once the prompt is back, and returns where its output starts on the screen. */
-async function send(terminal: TerminalSession, line: string): Promise<number> {
-  const before = terminal.screen();
-  await terminal.waitFor(/You>$/, { since: Math.max(0, before.length - 10) });
-  const since = terminal.screen().length;
-  terminal.typeLine(line);
-  return since;
 }
 
 /** Each scenario starts the CLI (a few seconds on a busy 2-core machine) and runs many turns. */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GatedUpstream, startGatedUpstream } from '../hardening/gated-upstream.ts';
 import { cleanEnv, type ServeProcess, startServe } from '../web/serve-process.ts';
-import { CHATFOLD_ENTRY, type ChatHome, chatHome } from './chat-fixtures.ts';
+import { CHATFOLD_ENTRY, type ChatHome, chatHome, send } from './chat-fixtures.ts';
 import { openTerminal, type TerminalSession } from './tmux-terminal.ts';
 
 // One turn at a time per session across processes (issue 24 §5), as a person meets it: two
@@ -63,15 +63,6 @@ function chat(home: ChatHome, session: string, isNew = false): TerminalSession {
   });
   open.push(terminal);
   return terminal;
-}
-
-/** Types a line once the prompt is back, and returns where its output starts on the screen. */
-async function send(terminal: TerminalSession, line: string): Promise<number> {
-  const before = terminal.screen();
-  await terminal.waitFor(/You>$/, { since: Math.max(0, before.length - 10) });
-  const since = terminal.screen().length;
-  terminal.typeLine(line);
-  return since;
 }
 
 const BUSY =
