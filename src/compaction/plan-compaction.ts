@@ -283,12 +283,11 @@ export async function runCompaction(
         onProgress: (delta) => run.onEvent?.({ type: 'compaction-progress', stage: 'summarize', delta }),
         onFallback,
       },
-      // The stages compare with the target and the budget: counted as far as the decision was
-      // (an estimated input keeps its estimate; otherwise the stages count it as they always did).
-      {
-        limit: countHorizon(budget),
-        ...(decision.tokensEstimated === true ? { inputTokens: tokensBefore } : {}),
-      },
+      // The stages compare with the target and the budget: an estimated input is counted as far
+      // as the decision was, and keeps its estimate; otherwise every list is counted in full.
+      decision.tokensEstimated === true
+        ? { limit: countHorizon(budget), inputTokens: tokensBefore }
+        : undefined,
     );
     const dropped = result.edits.dropped;
     const tokensAfter = counter.count(result.messages).total;

@@ -110,12 +110,12 @@ export async function runPipeline(
   messages: readonly Message[],
   stages: readonly Strategy[],
   context: StrategyContext,
-  counting: {
-    /** Count exactly (newest first) only this far (`countUpTo`); default: the budget. */
-    readonly limit?: number;
-    /** The input's tokens, when the caller measured them with the same limit. */
-    readonly inputTokens?: number;
-  } = {},
+  counting?: {
+    /** Count exactly (newest first) only this far (`countUpTo`); without it, every list is counted in full. */
+    readonly limit: number;
+    /** The input's tokens, as the caller measured them with the same limit. */
+    readonly inputTokens: number;
+  },
 ): Promise<PipelineRun> {
   const { counter } = context;
   const effects: StageEffect[] = [];
@@ -124,11 +124,12 @@ export async function runPipeline(
   const plan = new PlanEdits(messages);
   let summary: CompactionSummary | undefined;
   let current: readonly Message[] = messages;
-  // Counted as far as the comparisons with the target and the budget need (issue 19 §3): a
-  // history far above the budget is not tokenized in full before its oldest part is summarized.
-  const limit = counting.limit ?? context.budget;
-  const measure = (list: readonly Message[]): number => countUpTo(counter, list, limit).total;
-  let tokens = counting.inputTokens ?? measure(current);
+  // With a limit, counted only as far as the comparisons with the target and the budget need
+  // (issue 19 §3): a history far above the budget is not tokenized in full before its oldest
+  // part is summarized.
+  const measure = (list: readonly Message[]): number =>
+    counting === undefined ? counter.count(list).total : countUpTo(counter, list, counting.limit).total;
+  let tokens = counting?.inputTokens ?? measure(current);
   const stageContext: StrategyContext = {
     ...context,
     onFallback: (fallback) => {

@@ -208,7 +208,7 @@ export function createTokenCounter({
       2 * Math.abs(format.perName) +
       Math.abs(format.perFunctionMessage ?? 0) +
       utf8Length(message.role) +
-      utf8Length('function') +
+      'function'.length +
       utf8Length(message.name ?? '');
     let content = 0;
     for (const part of message.parts) {
@@ -380,14 +380,12 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(i);
     if (code < 0x80) continue;
     if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+    else {
+      // Three bytes, or a surrogate pair's four for its two units.
+      bytes += 2;
       const next = text.charCodeAt(i + 1);
-      // A pair: four bytes for two units.
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2;
-        i++;
-      } else bytes += 2;
-    } else bytes += 2;
+      if (code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+    }
   }
   return bytes;
 }
