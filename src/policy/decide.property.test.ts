@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ContextPolicyInput, parsePolicy } from './context-policy.ts';
-import { decide } from './decide.ts';
+import { decide, decideAhead } from './decide.ts';
 import { POLICIES, POLICY_PRESET_NAMES, resolvePolicy } from './presets.ts';
 
 const group = fc
@@ -73,6 +73,37 @@ describe('decide (Engine 2): the policy decides alone', () => {
           mustFit: true,
         });
       }),
+    );
+  });
+
+  it('a plan made ahead keeps the target less the growth until the earliest trigger fires (issue 19)', () => {
+    fc.assert(
+      fc.property(policyInput, measure, (input, m) => {
+        const policy = parsePolicy(input);
+        const now = decide(m, policy);
+        const ahead = decideAhead(m, policy);
+        expect(ahead.compact).toBe(true);
+        // A trigger that already holds (or a prompt that does not fit) plans what it decides now.
+        if (now.compact) {
+          expect(ahead).toEqual(now);
+          return;
+        }
+        expect(ahead.budget).toEqual(now.budget);
+        expect(ahead.target).toBeLessThanOrEqual(now.target);
+        if (ahead.target === 0) return;
+        // The growth it expects: the prompt at which a trigger next holds (counts of messages
+        // aside), or the budget runs out; never earlier.
+        const growth = now.target - ahead.target;
+        const grown = { ...m, messages: 1_000_000, messagesSinceCompaction: 1_000_000 };
+        expect(decide({ ...grown, tokens: m.tokens + growth }, policy).compact).toBe(true);
+        const byTokens = {
+          ...policy,
+          triggers: policy.triggers.filter((g) => g.fraction !== undefined || g.tokens !== undefined),
+        };
+        if (growth > 0)
+          expect(decide({ ...grown, tokens: m.tokens + growth - 1 }, byTokens).compact).toBe(false);
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -260,3 +260,50 @@ export function decide(
     scope: 'retention',
   };
 }
+
+/**
+ * The decision a background plan is made for (`precompact`): the automatic compaction the
+ * trigger will ask for, planned before it fires. Messages that arrive until the plan is applied
+ * stay on top of it, so the tail it keeps is the target less the growth expected until then:
+ * the earliest trigger group that counts tokens, or the budget when none does (the prompt is
+ * fitted there, and a ready plan is what fits it). Applied there, the prompt lands on the target.
+ * A trigger that already holds, or one that counts messages, plans exactly what `decide` would
+ * (growth none, or not measurable in tokens).
+ */
+export function decideAhead(measure: ContextMeasure, policy: ContextPolicy): CompactionDecision {
+  const now = decide(measure, policy, 'auto');
+  if (now.compact) return now;
+  const { budget, target } = now;
+  // The prompt (messages + tools) at which each group holds, when tokens alone decide it.
+  // A prompt one token over the budget is fitted (with a ready plan, by applying it).
+  let appliesAt = budget.messages + 1 + budget.toolTokens;
+  let byTokens = false; // a group that counts tokens holds before the budget is reached
+  let countsMessages = false; // that group also counts messages
+  let onlyMessages = false; // a group holds on a count of messages alone (when is not in tokens)
+  policy.triggers.forEach((_, index) => {
+    const group = now.conditions.filter((condition) => condition.group === index);
+    const tokens = group.filter((condition) => condition.kind !== 'messages');
+    if (tokens.length === 0) {
+      onlyMessages ||= group.length > 0;
+      return;
+    }
+    const level = Math.max(policy.floor.tokens, ...tokens.map((condition) => condition.threshold));
+    if (level < appliesAt) {
+      appliesAt = level;
+      byTokens = true;
+      countsMessages = group.length > tokens.length;
+    }
+  });
+  const growth = Math.max(0, appliesAt - now.promptTokens);
+  const tail = Math.max(0, target - growth);
+  return {
+    ...now,
+    compact: true,
+    target: tail,
+    reason: `planned ahead of the trigger: the prompt ${formatTokens(now.promptTokens, measure.tokensEstimated)} is expected to reach ${format(appliesAt)} before this plan is applied, so it plans the messages at ${format(tail)} tokens: the target ${format(target)} less that growth`,
+    heldByFloor: false,
+    // As `decide` will say when it fires: a trigger that counts messages means "summarize now".
+    summarizeBelowTarget:
+      countsMessages || (onlyMessages && !byTokens) || appliesAt - budget.toolTokens <= target,
+  };
+}

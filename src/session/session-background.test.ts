@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionJob, CompactionQueue } from '../background/types.ts';
+import type { CompactionReport } from '../compaction/types.ts';
 import type { Message } from '../messages/types.ts';
 import { validate } from '../messages/validate.ts';
 import { memoryStore } from '../stores/memory/index.ts';
@@ -109,6 +110,48 @@ describe('background compaction, session side (issue 13)', () => {
     // Resume from the store: the applied plan is the snapshot.
     const resumed = await createChatfold(options).session('s');
     expect((await resumed.prepare()).messages).toEqual((await session.prepare()).messages);
+  });
+
+  it('a background plan keeps the tail the trigger wants, less the growth until it fires: applied, the prompt lands on the target (issue 19)', async () => {
+    for (const { window, policy, target } of [
+      // The default: trigger at 65 %, target 45 % of the window.
+      { window: 32_000, policy: undefined, target: 0.45 * 32_000 },
+      { window: 32_000, policy: { triggers: [{ fraction: 0.8 }], target: { fraction: 0.5 } }, target: 16_000 },
+      { window: 64_000, policy: { triggers: [{ tokens: 45_000 }], target: { tokens: 20_000 } }, target: 20_000 },
+    ]) {
+      const store = memoryStore();
+      const queue = recordingQueue();
+      const options = {
+        window,
+        ...(policy === undefined ? {} : { policy }),
+        store,
+        background: { queue },
+        summarizer: async () => SUMMARY,
+      };
+      const session = await createChatfold(options).session('lands');
+      const events: SessionEvent[] = [];
+      session.on((event) => events.push(event));
+      let turn = 0;
+      while (queue.jobs.length === 0) {
+        await session.append(turns(turn++, 1));
+        await session.prepare();
+      }
+      const plan = await createChatfold(options)
+        .session('lands')
+        .then((worker) => worker.precompact());
+      expect(plan.reason).toMatch(/planned ahead of the trigger/);
+      expect(plan.summary?.source).toBe('llm');
+      let report: CompactionReport | undefined;
+      while (report === undefined) {
+        await session.append(turns(turn++, 1));
+        const prepared = await session.prepare();
+        if (prepared.report.compacted) report = prepared.report;
+      }
+      const applied = events.find((event) => event.type === 'background-applied');
+      expect(applied).toBeDefined();
+      expect(report.tokensAfter / target).toBeGreaterThan(0.9);
+      expect(report.tokensAfter / target).toBeLessThan(1.1);
+    }
   });
 
   it('never waits for a summarizer: without a plan it sends a fitting prompt as is, and fits an overflowing one without an LLM', async () => {

@@ -7,7 +7,7 @@ import { repairToolRounds } from '../messages/repair-tool-rounds.ts';
 import { isArray } from '../messages/snapshot.ts';
 import type { JsonValue, Message, MessageInput, ToolDefinition } from '../messages/types.ts';
 import type { ContextPolicy } from '../policy/context-policy.ts';
-import { type CompactionDecision, decide } from '../policy/decide.ts';
+import { type CompactionDecision, type ContextMeasure, decide, decideAhead } from '../policy/decide.ts';
 import { hasSettings, type Store } from '../stores/types.ts';
 import type { CalibratedCounter } from '../tokens/calibrated-counter.ts';
 import { sharedPrefixTokens } from '../tokens/shared-prefix.ts';
@@ -247,8 +247,13 @@ export class ChatfoldSession implements Session {
         ...pick({}, config),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       };
-      // What the trigger will want: the policy's retention, not a manual "summarize everything".
-      const decision = { ...(await this.#decide(request, options.signal)), scope: 'retention' as const };
+      // What the trigger will want (its retention, not a manual "summarize everything"), less the
+      // growth expected before it fires: the messages added until then stay on top of the plan.
+      // Run like a manual compaction (a failed summarizer fails the job, which the queue retries).
+      const decision = {
+        ...(await this.#decide(request, options.signal, decideAhead)),
+        mode: 'manual' as const,
+      };
       return {
         messages: [...this.#projection.messages],
         base: this.#projection.snapshot?.id ?? null,
@@ -297,12 +302,17 @@ export class ChatfoldSession implements Session {
   }
 
   /** Measures the projection and decides, once (exact near a threshold when the counter can, TOK-4). */
-  async #decide(request: CompactionRequest, signal: AbortSignal | undefined): Promise<CompactionDecision> {
+  async #decide(
+    request: CompactionRequest,
+    signal: AbortSignal | undefined,
+    how: (measure: ContextMeasure, policy: ContextPolicy) => CompactionDecision = (measure, policy) =>
+      decide(measure, policy, request.mode),
+  ): Promise<CompactionDecision> {
     const { decision } = await measureContext({
       counter: this.#counter,
       messages: this.#projection.messages,
       decideFor: (tokens, estimated) =>
-        decide(
+        how(
           {
             ...sessionMeasure(this.#config, this.#counter, this.#projection, {
               window: request.window,
@@ -312,7 +322,6 @@ export class ChatfoldSession implements Session {
             tokensEstimated: estimated,
           },
           request.policy ?? this.#config.policy,
-          request.mode,
         ),
       ...(request.tools === undefined ? {} : { tools: request.tools }),
       ...(signal === undefined ? {} : { signal }),
