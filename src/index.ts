@@ -121,7 +121,7 @@ export type {
 } from './policy/context-policy.ts';
 export { contextPolicySchema, parsePolicy } from './policy/context-policy.ts';
 export type { CompactionDecision, ContextMeasure, TriggerCondition } from './policy/decide.ts';
-export { decide } from './policy/decide.ts';
+export { decide, decideAhead } from './policy/decide.ts';
 export type { PolicyPresetName, PolicySpec } from './policy/presets.ts';
 export { POLICIES, POLICY_PRESET_NAMES, resolvePolicy } from './policy/presets.ts';
 export type { ContextStatus } from './policy/status.ts';
