@@ -99,6 +99,8 @@ interface LatencyResult {
   readonly turnsOverSummaryLatency: number;
   readonly compactions: number;
   readonly llmSummariesApplied: number;
+  /** Where the prompt landed after each compaction, as a share of the policy's target: p10, p50, p90. */
+  readonly landing: readonly [number, number, number];
   readonly wallSeconds: number;
 }
 
@@ -115,12 +117,14 @@ async function turnLatency(mode: 'inline' | 'background'): Promise<LatencyResult
   };
   let compactions = 0;
   let llm = 0;
+  const landings: number[] = [];
   const app = createChatfold({
     ...options,
     onEvent: (event) => {
       if (event.type === 'compaction-end' && event.report.compacted) {
         compactions += 1;
         if (event.report.summary?.source === 'llm') llm += 1;
+        landings.push((100 * event.report.tokensAfter) / event.report.target);
       }
     },
   });
@@ -158,6 +162,7 @@ async function turnLatency(mode: 'inline' | 'background'): Promise<LatencyResult
     turnsOverSummaryLatency: latencies.filter((ms) => ms >= SUMMARY_MS).length,
     compactions,
     llmSummariesApplied: llm,
+    landing: [percentile(landings, 10), percentile(landings, 50), percentile(landings, 90)],
     wallSeconds: Math.round(wallSeconds * 10) / 10,
   };
 }
@@ -279,11 +284,11 @@ const results = {
 writeFileSync(new URL('./results/background.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 
 const row = (result: LatencyResult) =>
-  `| ${result.mode} | ${result.p50Ms} ms | ${result.p95Ms} ms | ${result.maxMs} ms | ${result.turnsOverSummaryLatency} / ${result.turns} | ${result.compactions} (${result.llmSummariesApplied} LLM) | ${result.wallSeconds} s |`;
+  `| ${result.mode} | ${result.p50Ms} ms | ${result.p95Ms} ms | ${result.maxMs} ms | ${result.turnsOverSummaryLatency} / ${result.turns} | ${result.compactions} (${result.llmSummariesApplied} LLM) | ${result.landing.join(' / ')} % | ${result.wallSeconds} s |`;
 console.log(
   [
-    `| compaction | time to prompt p50 | p95 | slowest | turns ≥ ${SUMMARY_MS / 1000} s | compactions (LLM summary) | wall |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `| compaction | time to prompt p50 | p95 | slowest | turns ≥ ${SUMMARY_MS / 1000} s | compactions (LLM summary) | prompt after, % of target p10 / p50 / p90 | wall |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     row(inline),
     row(background),
     '',

@@ -245,8 +245,11 @@ export class SessionBackground {
   /**
    * Applies the pending plan (no model call) and persists it as the session's snapshot.
    * Undefined when there is none that applies, or another writer compacted first.
+   *
+   * @param target the policy's target now (the plan was made for less: the growth until the
+   *   trigger fired was left free), recorded as this compaction's target.
    */
-  async apply(counter: TokenCounter): Promise<CompactionReport | undefined> {
+  async apply(counter: TokenCounter, target: number): Promise<CompactionReport | undefined> {
     const pending = await this.pending();
     if (pending === undefined) return undefined;
     const started = performance.now();
@@ -258,6 +261,7 @@ export class SessionBackground {
       ...pending.plan,
       mode: 'auto',
       reason: `applied the background summary prepared at ${pending.createdAt}`,
+      target,
       tokensBefore: counter.count(before).total,
       tokensAfter: counter.count(messages).total,
       messagesBefore: before.length,

@@ -387,7 +387,7 @@ export class ChatfoldSession implements Session {
     if (runs && !decision.mustFit && this.#backgroundJobs.isEnabled) {
       // The plan a worker prepared applies with no model call; while it is still being written
       // and the prompt fits, the prompt goes as is; over the budget, fit it now without an LLM.
-      report = await this.#backgroundJobs.apply(this.#counter);
+      report = await this.#backgroundJobs.apply(this.#counter, decision.target);
       if (report === undefined) {
         this.#emit({ type: 'background-waiting', tokens, budget: decision.budget.messages });
         report = idle('a background summary is being prepared; the prompt fits until it is ready');
@@ -395,7 +395,7 @@ export class ChatfoldSession implements Session {
       runs = false;
     } else if (runs && decision.mode === 'auto' && this.#backgroundJobs.isEnabled) {
       // Over the budget: a ready background plan applies; else fit now without waiting for a model.
-      const applied = await this.#backgroundJobs.apply(this.#counter);
+      const applied = await this.#backgroundJobs.apply(this.#counter, decision.target);
       if (applied !== undefined) {
         report = applied;
         runs = false;
