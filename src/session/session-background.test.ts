@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { CompactionJob, CompactionQueue } from '../background/types.ts';
 import type { CompactionReport } from '../compaction/types.ts';
@@ -9,12 +10,14 @@ import { createChatfold } from './create-chatfold.ts';
 import type { SessionEvent } from './types.ts';
 
 /** A queue that only records jobs; the test plays the worker. */
-function recordingQueue(): CompactionQueue & { jobs: CompactionJob[] } {
+function recordingQueue(): CompactionQueue & { jobs: CompactionJob[]; asked: number } {
   const jobs: CompactionJob[] = [];
   return {
     kind: 'recording',
     jobs,
+    asked: 0,
     async enqueue(job) {
+      this.asked++;
       if (jobs.some((queued) => queued.sessionId === job.sessionId)) return false;
       jobs.push(job);
       return true;
@@ -64,6 +67,7 @@ describe('background compaction, session side (issue 13)', () => {
       const { report } = await session.prepare();
       expect(report.compacted).toBe(false);
     }
+    await setImmediate(); // the queued event follows the enqueue, off the turn
     expect(events.some((event) => event.type === 'background-queued')).toBe(true);
     // A worker (another chatfold on the same store) computes the plan with the LLM summary.
     const worker = await createChatfold(options).session('s');
@@ -141,14 +145,23 @@ describe('background compaction, session side (issue 13)', () => {
         .then((worker) => worker.precompact());
       expect(plan.reason).toMatch(/planned ahead of the trigger/);
       expect(plan.summary?.source).toBe('llm');
+      const asked = queue.asked;
+      const planned = turn;
       let report: CompactionReport | undefined;
       while (report === undefined) {
         await session.append(turns(turn++, 1));
         const prepared = await session.prepare();
         if (prepared.report.compacted) report = prepared.report;
+        else {
+          // The plan stays good while the session grows to the trigger: no job is asked for
+          // again (a request looks for a plan, then queues, off the turn: let it run).
+          await setImmediate();
+          expect(queue.asked).toBe(asked);
+        }
       }
       const applied = events.find((event) => event.type === 'background-applied');
       expect(applied).toBeDefined();
+      expect((turn - planned) * 2).toBeGreaterThan(20); // past where a job used to be asked for again
       // Recorded against the policy's target, not the smaller one the plan was made for.
       expect(report.target).toBe(target);
       expect(report.tokensAfter / target).toBeGreaterThan(0.9);

@@ -32,7 +32,7 @@ function mergeLedgers(earlier: FactLedger, later: FactLedger): FactLedger {
   return leftOut.length === 0 ? lists : { ...lists, leftOut };
 }
 
-/** How often (in messages) a session asks again while no plan has come back. */
+/** How often (in messages) a session asks again while no plan that applies has come back. */
 const REQUEST_AGAIN_AFTER_MESSAGES = 20;
 
 /**
@@ -83,12 +83,17 @@ export class SessionBackground {
     if (this.#requested?.base === base && seq - this.#requested.atSeq < REQUEST_AGAIN_AFTER_MESSAGES) return;
     this.#requested = { base, atSeq: seq };
     const job = { sessionId: this.#sessionId, requestedAt: this.#config.now().toISOString() };
-    // Never awaited: a request must not wait for the queue either.
+    // Never awaited: a request must not wait for the store or the queue either.
     this.#background(
       'background-enqueue',
-      queue.enqueue(job).then((queued) => {
-        if (queued) this.#emit({ type: 'background-queued', tokens, threshold: this.threshold });
-      }),
+      (async () => {
+        // A plan that came back and still applies is kept, however long ago it was made: the
+        // messages since stay on top of it, and it was planned to leave room for them. Asking
+        // again would only pay for another summary.
+        if ((await this.pending()) !== undefined) return;
+        if (await queue.enqueue(job))
+          this.#emit({ type: 'background-queued', tokens, threshold: this.threshold });
+      })(),
     );
   }
 
