@@ -28,8 +28,12 @@
  *
  * Libraries run interleaved: for each session and window, the order of the subjects rotates.
  *
- *   node bench/peers.ts [--windows 16000,64000,128000]
- * writes bench/results/peers.json and prints the tables for bench/RESULTS.md.
+ *   node bench/peers.ts [--windows 16000,64000,128000] [--only NAME] [--chatfold-variants]
+ * writes bench/results/peers.json and prints the tables for bench/RESULTS.md. `--only` keeps
+ * the subjects whose name contains NAME. `--chatfold-variants` adds chatfold session rows with
+ * other settings (lower targets, masking that keeps fewer tool outputs; see `VARIANTS`) and
+ * writes bench/results/peers-variants.json instead, so the default run's file stays as it is;
+ * `PEERS_VARIANTS` (JSON: name → `{ overrides, strategyOptions }`) replaces those rows.
  */
 import { writeFileSync } from 'node:fs';
 import {
@@ -52,7 +56,9 @@ import { createPromptFitter } from '../src/integrations/prompt-fitter.ts';
 import { fromAiSdk } from '../src/messages/ai-sdk.ts';
 import { toAiSdk } from '../src/messages/to-ai-sdk.ts';
 import type { Message, Part } from '../src/messages/types.ts';
+import type { PolicyOverrides } from '../src/policy/context-policy.ts';
 import { createChatfold } from '../src/session/create-chatfold.ts';
+import type { StrategyOptions } from '../src/strategies/registry.ts';
 import { createMockSummarizer } from '../src/test/mock-summarizer.ts';
 import { createTokenCounter } from '../src/tokens/create-token-counter.ts';
 import type { TokenCounter } from '../src/tokens/types.ts';
@@ -203,7 +209,16 @@ const keyOf = (message: Message): string => JSON.stringify([message.role, messag
 interface Subject {
   send(history: readonly Message[]): Promise<readonly Message[]>;
   summaries(): number;
+  /** Tokens of the prompts the summarizer was asked (chatfold's subjects; the variant table shows them). */
+  summaryInput?(): number;
 }
+
+/** Tokens of every prompt a mock summarizer received, by the harness's counter. */
+const summaryInputOf = (summarizer: ReturnType<typeof createMockSummarizer>): number =>
+  summarizer.calls.reduce(
+    (total, call) => total + counter.countText(call.prompt.system) + counter.countText(call.prompt.user),
+    0,
+  );
 
 type SubjectFactory = (window: number) => Promise<Subject>;
 
@@ -228,6 +243,78 @@ function lcCounter(c: TokenCounter): (list: BaseMessage[]) => number {
   };
 }
 
+/** A chatfold session (`createChatfold`), default policy unless settings say otherwise. */
+async function chatfoldSession(window: number, settings: ChatfoldVariant = {}): Promise<Subject> {
+  const summarizer = createMockSummarizer(SUMMARY);
+  const session = await createChatfold({
+    window,
+    model: MODEL,
+    counter: ownCounter(),
+    summarizer,
+    ...(settings.overrides === undefined
+      ? {}
+      : { policy: { preset: 'default', overrides: settings.overrides } }),
+    ...(settings.strategyOptions === undefined ? {} : { strategyOptions: settings.strategyOptions }),
+  }).session('peers');
+  let appended = 0;
+  return {
+    async send(history) {
+      if (history.length > appended) await session.append(history.slice(appended));
+      appended = history.length;
+      return (await session.prepare({ provider: 'anthropic' })).messages;
+    },
+    summaries: () => summarizer.calls.length,
+    summaryInput: () => summaryInputOf(summarizer),
+  };
+}
+
+/** Settings of a chatfold variant row: overrides of the default policy and stage options. */
+interface ChatfoldVariant {
+  readonly overrides?: PolicyOverrides;
+  readonly strategyOptions?: StrategyOptions;
+}
+
+/**
+ * `--chatfold-variants`: chatfold sessions with other settings than the default (65 % → 45 %),
+ * to measure what the target and masking trade between cost with a cache and paths kept.
+ * `mask keep 3` lets the mask stage take all but the newest 3 tool outputs (default 10; as
+ * `ClearToolUsesEdit` keeps 3; it still stops once the prompt is at the target), and with
+ * `shrink` the large inputs of older calls too (paths and commands stay). Summarizer input
+ * tokens are reported beside (they are not in the cost-equivalent tokens).
+ */
+const VARIANTS: Record<string, ChatfoldVariant> = {
+  'chatfold target 30 %': { overrides: { target: { fraction: 0.3 } } },
+  'chatfold target 20 %': { overrides: { target: { fraction: 0.2 } } },
+  'chatfold target 10 %': { overrides: { target: { fraction: 0.1 } } },
+  'chatfold trigger 40 %, target 15 %': {
+    overrides: { triggers: [{ fraction: 0.4 }], target: { fraction: 0.15 } },
+  },
+  // A trigger at 65 % of the window or 20,000 tokens, whichever comes first; a target of 15 %
+  // of the window, at most 10,000 tokens: the same sizes at 64k and 128k.
+  'chatfold trigger 65 % or 20k, target 15 % ≤ 10k': {
+    overrides: {
+      triggers: [{ fraction: 0.65 }, { tokens: 20_000 }],
+      target: { fraction: 0.15, tokens: 10_000 },
+    },
+  },
+  'chatfold mask keep 3': { strategyOptions: { mask: { keepRecent: 3 } } },
+  'chatfold mask keep 3 + shrink inputs, target 20 %': {
+    overrides: { target: { fraction: 0.2 } },
+    strategyOptions: { mask: { keepRecent: 3, toolInputs: 'shrink' } },
+  },
+  // Masking does all the work: no summary, truncation last.
+  'chatfold no summary (clip, supersede, mask keep 3, truncate)': {
+    overrides: { pipeline: ['clip', 'supersede', 'mask', 'truncate'] },
+    strategyOptions: { mask: { keepRecent: 3 } },
+  },
+};
+/** `PEERS_VARIANTS='{"name": {"overrides": …, "strategyOptions": …}}'` replaces the table (ad hoc trials). */
+const variants: Record<string, ChatfoldVariant> =
+  process.env.PEERS_VARIANTS === undefined
+    ? VARIANTS
+    : (JSON.parse(process.env.PEERS_VARIANTS) as Record<string, ChatfoldVariant>);
+const withVariants = process.argv.includes('--chatfold-variants');
+
 const subjects: Record<string, SubjectFactory> = {
   'chatfold stateless': async (window) => {
     const summarizer = createMockSummarizer(SUMMARY);
@@ -235,23 +322,10 @@ const subjects: Record<string, SubjectFactory> = {
     return {
       send: (history) => fitter.fit({ messages: history, model: MODEL, provider: 'anthropic' }),
       summaries: () => summarizer.calls.length,
+      summaryInput: () => summaryInputOf(summarizer),
     };
   },
-  'chatfold session': async (window) => {
-    const summarizer = createMockSummarizer(SUMMARY);
-    const session = await createChatfold({ window, model: MODEL, counter: ownCounter(), summarizer }).session(
-      'peers',
-    );
-    let appended = 0;
-    return {
-      async send(history) {
-        if (history.length > appended) await session.append(history.slice(appended));
-        appended = history.length;
-        return (await session.prepare({ provider: 'anthropic' })).messages;
-      },
-      summaries: () => summarizer.calls.length,
-    };
-  },
+  'chatfold session': (window) => chatfoldSession(window),
   'langchain trimMessages': async (window) => {
     const count = lcCounter(ownCounter());
     return {
@@ -271,10 +345,17 @@ const subjects: Record<string, SubjectFactory> = {
   },
   'langchain summarizationMiddleware': async (window) => {
     let calls = 0;
+    let input = 0;
     const model = new FakeListChatModel({ responses: [SUMMARY] });
     const invoke = model.invoke.bind(model);
     model.invoke = ((...args: Parameters<typeof invoke>) => {
       calls++;
+      const [prompt] = args;
+      input += Array.isArray(prompt)
+        ? counter.count(fromLangChain(prompt as BaseMessage[])).total
+        : typeof prompt === 'string'
+          ? counter.countText(prompt)
+          : 0;
       return invoke(...args);
     }) as typeof model.invoke;
     const middleware = summarizationMiddleware({
@@ -310,6 +391,7 @@ const subjects: Record<string, SubjectFactory> = {
         return fromLangChain(state);
       },
       summaries: () => calls,
+      summaryInput: () => input,
     };
   },
   'langchain ClearToolUsesEdit': async (window) => {
@@ -361,6 +443,14 @@ const subjects: Record<string, SubjectFactory> = {
       summaries: () => 0,
     };
   },
+  ...(withVariants
+    ? Object.fromEntries(
+        Object.entries(variants).map(([name, settings]): [string, SubjectFactory] => [
+          name,
+          (window) => chatfoldSession(window, settings),
+        ]),
+      )
+    : {}),
 };
 
 // ---------------------------------------------------------------- replay
@@ -373,6 +463,7 @@ interface Totals {
   overBudget: number;
   pathsKept: number[];
   summaries: number;
+  summaryInput: number;
   coldMs: number[];
   warmMs: number[];
   errors: number;
@@ -386,6 +477,7 @@ const empty = (): Totals => ({
   overBudget: 0,
   pathsKept: [],
   summaries: 0,
+  summaryInput: 0,
   coldMs: [],
   warmMs: [],
   errors: 0,
@@ -436,6 +528,7 @@ async function replay(factory: SubjectFactory, messages: readonly Message[], win
     call++;
   }
   totals.summaries += subject.summaries();
+  totals.summaryInput += subject.summaryInput?.() ?? 0;
 }
 
 const sessions = recordedConversations().filter((messages) => messages.length >= 20);
@@ -473,6 +566,7 @@ const summary = Object.fromEntries(
           overBudget: t.overBudget,
           pathsKeptPercent: Math.round(mean(t.pathsKept) * 1000) / 10,
           summarizerCalls: t.summaries,
+          ...(withVariants ? { summarizerInputTokens: t.summaryInput } : {}),
           coldCpuMs: median(t.coldMs),
           warmCpuMsMedian: median(t.warmMs),
           cpuMsTotal: Math.round(t.coldMs.concat(t.warmMs).reduce((a, b) => a + b, 0)),
@@ -483,18 +577,22 @@ const summary = Object.fromEntries(
   ]),
 );
 writeFileSync(
-  new URL('./results/peers.json', import.meta.url),
+  new URL(withVariants ? './results/peers-variants.json' : './results/peers.json', import.meta.url),
   `${JSON.stringify({ machine: machine(), sessions: sessions.map((s) => s.length), summary }, null, 2)}\n`,
 );
 for (const [window, byName] of Object.entries(summary)) {
   console.log(`\n### ${Number(window) / 1000}k window (${sessions.length} sessions)\n`);
+  // With the variants, the summarizer's input tokens too (not part of the cost-equivalent tokens).
+  const extra = withVariants ? ' summarizer input |' : '';
   console.log(
-    '| library | calls | tokens sent | cost-eq. tokens, cache | no cache | over budget | paths kept | summarizer calls | CPU ms/call cold | warm (median) | CPU total ms | errors |',
+    `| library | calls | tokens sent | cost-eq. tokens, cache | no cache | over budget | paths kept | summarizer calls |${extra} CPU ms/call cold | warm (median) | CPU total ms | errors |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`|---|---|---|---|---|---|---|---|${withVariants ? '---|' : ''}---|---|---|---|`);
   for (const [name, r] of Object.entries(byName)) {
+    const input =
+      'summarizerInputTokens' in r ? ` ${(Number(r.summarizerInputTokens) / 1e6).toFixed(2)}M |` : '';
     console.log(
-      `| ${name} | ${r.calls} | ${(r.sentTokens / 1e6).toFixed(2)}M | ${(r.costCachedTokens / 1e6).toFixed(2)}M | ${(r.costUncachedTokens / 1e6).toFixed(2)}M | ${r.overBudget} | ${r.pathsKeptPercent} % | ${r.summarizerCalls} | ${r.coldCpuMs} | ${r.warmCpuMsMedian} | ${r.cpuMsTotal} | ${r.errors} |`,
+      `| ${name} | ${r.calls} | ${(r.sentTokens / 1e6).toFixed(2)}M | ${(r.costCachedTokens / 1e6).toFixed(2)}M | ${(r.costUncachedTokens / 1e6).toFixed(2)}M | ${r.overBudget} | ${r.pathsKeptPercent} % | ${r.summarizerCalls} |${input} ${r.coldCpuMs} | ${r.warmCpuMsMedian} | ${r.cpuMsTotal} | ${r.errors} |`,
     );
   }
 }
