@@ -48,6 +48,11 @@ export interface ContextStatusInput {
   /** Expected size of the next turn (e.g. the user's draft). Default 0. */
   readonly nextTurnTokens?: number;
   readonly summary?: SummaryStatus;
+  /**
+   * A session's wait after a compaction that did not help (TRG-5): automatic compaction may
+   * run again once the history holds `resumeAt` messages; it holds `messages` now.
+   */
+  readonly waiting?: { readonly resumeAt: number; readonly messages: number };
 }
 
 /** Computes the data `status()` returns (TRG-6) from the same `decide` every product uses. Pure. */
@@ -57,6 +62,7 @@ export function contextStatus({
   tokenizer,
   nextTurnTokens = 0,
   summary,
+  waiting,
 }: ContextStatusInput): ContextStatus {
   const now: CompactionDecision = decide(measure, policy, 'auto');
   const next = decide(
@@ -73,6 +79,9 @@ export function contextStatus({
     const values = policy.triggers.map((group) => group[key]).filter((v): v is number => v !== undefined);
     return values.length ? Math.min(...values) : undefined;
   };
+  // Whether the session's wait still holds `added` messages from now (a prompt that does not fit never waits).
+  const holds = (added: number): boolean =>
+    waiting !== undefined && waiting.messages + added < waiting.resumeAt;
   const messagesTrigger = smallest('messages');
   const tokensTrigger = smallest('tokens');
   return {
@@ -86,9 +95,12 @@ export function contextStatus({
     ...(tokensTrigger === undefined ? {} : { tokensTrigger }),
     conditions: now.conditions,
     policy,
-    reason: now.reason,
+    reason:
+      now.compact && !now.mustFit && holds(0)
+        ? `${now.reason}, but automatic compaction waits after one that did not help: it may run again at message ${waiting?.resumeAt} (${(waiting?.resumeAt ?? 0) - (waiting?.messages ?? 0)} to go)`
+        : now.reason,
     heldByFloor: now.heldByFloor,
-    willCompactNextTurn: next.compact,
+    willCompactNextTurn: next.compact && (next.mustFit || !holds(1)),
     ...(summary === undefined ? {} : { summary }),
     accuracy: measure.accuracy,
     tokenizer,

@@ -20,6 +20,7 @@ export function sessionStatus({
   policy,
   compactions,
   pending,
+  resumeAt,
 }: {
   sessionId: string;
   projection: SessionProjection;
@@ -28,6 +29,8 @@ export function sessionStatus({
   policy: ContextPolicy;
   compactions: number;
   pending?: PendingPlan | undefined;
+  /** Where the session's wait after a compaction that did not help ends (messages in history). */
+  resumeAt?: number | undefined;
 }): SessionStatus {
   const messages = projection.messages;
   const count = counter.count(messages);
@@ -55,6 +58,7 @@ export function sessionStatus({
     measure: { ...measure, tokens: count.total },
     policy,
     tokenizer: counter.tokenizer,
+    ...(resumeAt === undefined ? {} : { waiting: { resumeAt, messages: projection.lastSeq } }),
     ...(snapshot === undefined || summarized === 0
       ? {}
       : {
