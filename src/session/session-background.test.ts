@@ -120,8 +120,16 @@ describe('background compaction, session side (issue 13)', () => {
     for (const { window, policy, target } of [
       // The default: trigger at 65 %, target 45 % of the window.
       { window: 32_000, policy: undefined, target: 0.45 * 32_000 },
-      { window: 32_000, policy: { triggers: [{ fraction: 0.8 }], target: { fraction: 0.5 } }, target: 16_000 },
-      { window: 64_000, policy: { triggers: [{ tokens: 45_000 }], target: { tokens: 20_000 } }, target: 20_000 },
+      {
+        window: 32_000,
+        policy: { triggers: [{ fraction: 0.8 }], target: { fraction: 0.5 } },
+        target: 16_000,
+      },
+      {
+        window: 64_000,
+        policy: { triggers: [{ tokens: 45_000 }], target: { tokens: 20_000 } },
+        target: 20_000,
+      },
     ]) {
       const store = memoryStore();
       const queue = recordingQueue();

@@ -32,7 +32,9 @@ describe('the wait after a compaction that did not help is shown, not hidden (TR
     const status = await session.status();
     expect(status.conditions[0]?.holds).toBe(true);
     expect(status.reason).toMatch(
-      new RegExp(`waits after one that did not help: it may run again at message ${messages + 3} \\(3 to go\\)`),
+      new RegExp(
+        `waits after one that did not help: it may run again at message ${messages + 3} \\(3 to go\\)`,
+      ),
     );
     expect(status.willCompactNextTurn).toBe(false);
     const waited = await session.prepare();
