@@ -222,3 +222,39 @@ describe('background compaction, session side (issue 13)', () => {
     expect(await store.getSetting('chatfold.pending-plan:newer')).toBeNull();
   });
 });
+
+describe('a background plan applied far past its trigger (issue 19)', () => {
+  it('a prompt still over the budget after the plan is fitted at once: never sent over the budget', async () => {
+    const store = memoryStore();
+    const queue = recordingQueue();
+    const options = { window: 32_000, store, background: { queue }, summarizer: async () => SUMMARY };
+    const session = await createChatfold(options).session('far');
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    let turn = 0;
+    while (queue.jobs.length === 0) {
+      await session.append(turns(turn++, 1));
+      await session.prepare();
+    }
+    await createChatfold(options)
+      .session('far')
+      .then((worker) => worker.precompact());
+    const { budget } = await session.status();
+    // One pasted document takes the prompt far past the trigger and the budget at once.
+    await session.append({
+      role: 'user',
+      parts: [
+        { type: 'text', text: `Please review: ${'the delta report, section by section. '.repeat(2300)}` },
+      ],
+    });
+    expect((await session.status()).tokens).toBeGreaterThan(budget + 6_000);
+    const prepared = await session.prepare();
+    expect(events.some((event) => event.type === 'background-applied')).toBe(true);
+    expect(prepared.tokens).toBeLessThanOrEqual(budget);
+    expect(validate(prepared.messages)).toEqual([]);
+    // Applied, then fitted: two compactions, the second one from the applied snapshot.
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('compaction-start')).toBeGreaterThan(types.indexOf('background-applied'));
+    expect(prepared.report.reason).toMatch(/would eat into the answer's reserve/);
+  });
+});

@@ -398,6 +398,10 @@ export class ChatfoldSession implements Session {
       // Over the budget: a ready background plan applies; else fit now without waiting for a model.
       const applied = await this.#backgroundJobs.apply(this.#counter, decision.target);
       if (applied !== undefined) {
+        // Planned for the trigger, a plan applied far past it (a large message arrived) may still
+        // leave the prompt over the budget: the rest is fitted now, from the applied snapshot.
+        if (applied.tokensAfter > decision.budget.messages)
+          return this.#prepare(options, retryOnConflict, window);
         report = applied;
         runs = false;
       } else {
