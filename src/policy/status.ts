@@ -33,6 +33,11 @@ export interface ContextStatus {
   readonly reason: string;
   /** A trigger holds but the floor keeps automatic compaction back. */
   readonly heldByFloor: boolean;
+  /**
+   * Set while a session waits after a compaction that did not help (saved under 5 %, or threw):
+   * the number of messages in history at which automatic compaction may run again.
+   */
+  readonly autoCompactionResumesAt?: number;
   /** Whether adding `nextTurnTokens` (and one message) would compact. */
   readonly willCompactNextTurn: boolean;
   readonly summary?: SummaryStatus;
@@ -101,6 +106,7 @@ export function contextStatus({
         : now.reason,
     heldByFloor: now.heldByFloor,
     willCompactNextTurn: next.compact && (next.mustFit || !holds(1)),
+    ...(waiting !== undefined && holds(0) ? { autoCompactionResumesAt: waiting.resumeAt } : {}),
     ...(summary === undefined ? {} : { summary }),
     accuracy: measure.accuracy,
     tokenizer,

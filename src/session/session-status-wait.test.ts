@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { contextView } from '../cli/repl/context-view.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import { buildConversation } from '../test/build-conversation.ts';
 import { INITIAL_SESSION_STATE } from './compaction-state.ts';
@@ -37,6 +38,12 @@ describe('the wait after a compaction that did not help is shown, not hidden (TR
       ),
     );
     expect(status.willCompactNextTurn).toBe(false);
+    expect(status.autoCompactionResumesAt).toBe(messages + 3);
+    expect(contextView(status, { model: 'gpt-4o' }).join('\n')).toMatch(
+      new RegExp(
+        `Waiting: the last compaction did not help; automatic compaction resumes at message ${messages + 3}`,
+      ),
+    );
     const waited = await session.prepare();
     expect(waited.report.compacted).toBe(false);
     expect(waited.report.reason).toMatch(/waiting after a stalled or failed compaction/);
@@ -44,7 +51,9 @@ describe('the wait after a compaction that did not help is shown, not hidden (TR
     await session.append(rounds(98, 1));
     expect((await session.status()).willCompactNextTurn).toBe(true);
     await session.append(rounds(99, 1).slice(0, 1));
-    expect((await session.status()).reason).not.toMatch(/waits/);
+    const resumed = await session.status();
+    expect(resumed.reason).not.toMatch(/waits/);
+    expect(resumed.autoCompactionResumesAt).toBeUndefined();
     expect((await session.prepare()).report.compacted).toBe(true);
   });
 });

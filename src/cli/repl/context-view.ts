@@ -95,6 +95,11 @@ export function contextView(status: SessionStatus, { model, style = PLAIN }: Con
   }
   if (status.willCompactNextTurn)
     lines.push('', `  ${yellow('⚡ Summarization will trigger on next message')}`);
+  else if (status.autoCompactionResumesAt !== undefined)
+    lines.push(
+      '',
+      `  ${yellow(`Waiting: the last compaction did not help; automatic compaction resumes at message ${count(status.autoCompactionResumesAt)} (a prompt that does not fit is still compacted)`)}`,
+    );
   const windowPercent = status.window > 0 ? Math.round((status.tokens / status.window) * 100) : 0;
   lines.push(
     '',
