@@ -88,6 +88,13 @@ export function describeCall(call: ToolCallPart | undefined, fallbackName = 'too
   return `${call.name} ${args}`;
 }
 
+/** An assistant message with its calls' large inputs shrunk (paths and commands stay); itself when none is. */
+export function shrinkCallMessage(message: Message, cache: EngineCache | undefined): Message {
+  if (message.role !== 'assistant' || chatfoldMetadata(message)?.transform === 'summary') return message;
+  const parts = shrinkCalls(message, new Set(), DEFAULT_MASK_MIN_INPUT_CHARS, cache);
+  return parts === undefined ? message : transformMessage(message, parts, { transform: 'masked' }, cache);
+}
+
 /** The parts of an assistant message with its calls' large inputs shrunk; undefined when none is. */
 function shrinkCalls(
   message: Message,

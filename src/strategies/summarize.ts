@@ -4,9 +4,9 @@ import { contentHash } from '../messages/content-hash.ts';
 import type { EngineCache } from '../messages/engine-cache.ts';
 import type { JsonValue, Message, Part } from '../messages/types.ts';
 import { chatfoldMetadata, formatCount, parseChatfoldMetadata } from '../projection/chatfold-metadata.ts';
-import { clipText } from '../projection/clip-text.ts';
+import { clipMessage, clipText } from '../projection/clip-text.ts';
 import { formatIdSpan } from '../projection/id-span.ts';
-import type { CompactionSummary, FactLedger } from '../projection/types.ts';
+import type { CompactionSummary, FactLedger, PlanReplacement } from '../projection/types.ts';
 import { fitLedger } from '../summarize/fit-ledger.ts';
 import { EMPTY_LEDGER, extractLedger } from '../summarize/ledger.ts';
 import { recentFiles } from '../summarize/recent-files.ts';
@@ -14,6 +14,7 @@ import { summarizeSpan } from '../summarize/summarize-span.ts';
 import { formatLedger, formatSummaryMessage } from '../summarize/summary-message.ts';
 import type { Summarizer, SummaryResult } from '../summarize/types.ts';
 import type { TokenCounter } from '../tokens/types.ts';
+import { shrinkCallMessage } from './mask.ts';
 import { isUserTurn } from './protect.ts';
 import { pendingInputStart, retentionStart } from './retention.ts';
 import { stageEffect } from './stage-effect.ts';
@@ -237,9 +238,147 @@ export function summarize(options: SummarizeStrategyOptions = {}): Strategy {
         tailStart = next;
         made = longer;
       }
+      if (fills && made !== undefined) {
+        const clipped = await withClippedBoundary(
+          messages,
+          units,
+          headEnd,
+          tailStart,
+          made,
+          options,
+          context,
+          remake,
+        );
+        if (clipped !== undefined) return clipped;
+      }
       return made?.result ?? none;
     },
   };
+}
+
+/** What must be left of the target before the unit at the boundary is clipped to join the tail. */
+const BOUNDARY_SHARE_OF_TARGET = 0.1;
+/** Slack below the target worth a second clipping pass. */
+const BOUNDARY_SLACK_OF_TARGET = 0.03;
+/** The least a clipped message keeps (its head, its tail and the marker), in tokens. */
+const MIN_CLIPPED_TOKENS = 200;
+
+/**
+ * Land on the target when the next older unit does not fit whole (issue 19 §1): a tail is whole
+ * tool groups, and one group (a large read, many parallel results, a long answer) can be larger
+ * than what the summary left. Its outputs and texts are then clipped head and tail in proportion
+ * to their size, and its calls' large inputs shrunk when they alone leave too little (paths and
+ * commands stay) — each call with its result, the originals in the store — so it joins the tail
+ * instead of the summary. Only when what is left is worth it (a tenth of the target), the unit
+ * holds no user turn, protected or summary message, and the whole still fits the target.
+ */
+async function withClippedBoundary(
+  messages: readonly Message[],
+  units: readonly MessageUnit[],
+  headEnd: number,
+  tailStart: number,
+  made: { result: StrategyResult; made: SummaryResult },
+  options: SummarizeStrategyOptions,
+  context: StrategyContext,
+  remake: boolean,
+): Promise<StrategyResult | undefined> {
+  const left = context.target - projectedTokens(messages, units, headEnd, tailStart, made.result, context);
+  if (left < context.target * BOUNDARY_SHARE_OF_TARGET) return undefined;
+  // The newest unit before the tail that the summary takes (units holding a protected message
+  // stay where they are anyway).
+  let at = units.findIndex((candidate) => candidate.end === tailStart);
+  while (at >= 0 && holdsProtected(messages, units[at] as MessageUnit, context)) at--;
+  const unit = units[at];
+  if (unit === undefined || unit.start < headEnd) return undefined;
+  const group = messages.slice(unit.start, unit.end);
+  if (
+    group.some((message) => message.role === 'user' || message.role === 'system' || summaryRecordOf(message))
+  )
+    return undefined;
+  // The shorter span's summary is smaller or the same: what is left now is a safe room.
+  const sized = (list: readonly Message[]) => list.map((message) => context.counter.countMessage(message));
+  let members = group;
+  let tokens = sized(members);
+  const floors = () =>
+    members.reduce(
+      (sum, message, i) => sum + Math.min(tokens[i] as number, fixedTokensOf(message, context)),
+      0,
+    );
+  if (floors() + group.length * MIN_CLIPPED_TOKENS > left) {
+    members = group.map((message) => shrinkCallMessage(message, context.cache));
+    tokens = sized(members);
+    if (floors() + group.length * MIN_CLIPPED_TOKENS > left) return undefined;
+  }
+  const total = tokens.reduce((sum, value) => sum + value, 0);
+  // Clips the group to `room` and summarizes what is older: the result and where it lands.
+  const attempt = async (room: number) => {
+    const clippedMessages = [...messages];
+    const replace: PlanReplacement[] = [];
+    members.forEach((member, i) => {
+      const share = Math.max(
+        MIN_CLIPPED_TOKENS,
+        Math.floor((room * (tokens[i] as number)) / Math.max(1, total)),
+      );
+      const next = clipMessage(member, share, context.counter, context.cache);
+      const original = group[i] as Message;
+      if (next === original) return;
+      clippedMessages[unit.start + i] = next;
+      replace.push({ id: original.id, message: next });
+    });
+    if (replace.length === 0) return undefined;
+    const clipEffect = (effect: StrategyResult['effect']): StrategyResult['effect'] => ({
+      ...effect,
+      clipped: effect.clipped + replace.length,
+      notes: [
+        ...effect.notes,
+        `kept the tool group before the verbatim tail with ${replace.length} message(s) clipped to fit the target`,
+      ],
+    });
+    if (spanOf(clippedMessages, units, headEnd, unit.start, context).toSummarize.length === 0) {
+      // Nothing older is left to summarize: the clipped group alone is the compaction.
+      const lands = context.counter.count(clippedMessages).total;
+      return lands > context.target
+        ? undefined
+        : { lands, result: { edits: { replace }, effect: clipEffect(stageEffect({})) } };
+    }
+    const longer = await summarizeOnce(
+      clippedMessages,
+      units,
+      headEnd,
+      unit.start,
+      options,
+      context,
+      remake ? undefined : made.made,
+    );
+    if (longer === undefined) return undefined;
+    const lands = projectedTokens(clippedMessages, units, headEnd, unit.start, longer.result, context);
+    if (lands > context.target) return undefined;
+    const { edits, effect } = longer.result;
+    return {
+      lands,
+      result: {
+        edits: { ...edits, replace: [...(edits.replace ?? []), ...replace] },
+        effect: clipEffect(effect),
+      },
+    };
+  };
+  let best = await attempt(left);
+  // The summary of the shorter span is smaller, and clipping rounds down: what that left is
+  // given to the group once more.
+  const slack = best === undefined ? 0 : context.target - best.lands;
+  if (best !== undefined && slack > context.target * BOUNDARY_SLACK_OF_TARGET) {
+    const closer = await attempt(left + slack);
+    if (closer !== undefined && closer.lands > best.lands) best = closer;
+  }
+  return best?.result;
+}
+
+/** Tokens of what clipping leaves of a message whatever the limit: its calls, signed reasoning, images. */
+function fixedTokensOf(message: Message, context: StrategyContext): number {
+  const kept = message.parts.filter(
+    (part) => part.type === 'tool-call' || (part.type === 'reasoning' && part.signature !== undefined),
+  );
+  return kept.length === 0 ? 0 : context.counter.countMessage({ ...message, parts: kept });
 }
 
 /** The end of the head: leading system messages, and the goal's unit when it is kept. */
