@@ -74,19 +74,37 @@ export function messagesSinceCompaction(messages: readonly Message[]): number {
   return messages.length;
 }
 
-/** The stateless path (`compact`, `planCompaction`, the integrations): measure, decide once, run. */
+/** The reason a plan gives when a loop guard holds automatic compaction back (TRG-5). */
+export const AUTO_COMPACTION_WAITING = 'waiting after a stalled or failed compaction';
+
+/**
+ * The stateless path (`compact`, `planCompaction`, the integrations): measure, decide once, run.
+ * `ran` says whether a compaction was decided and run (the plan is its outcome); `false` when
+ * nothing was due or automatic compaction was waiting.
+ */
 export async function planWithOptions(
   input: readonly Message[],
   options: CompactOptions,
   {
     mayCancel = true,
     checked = false,
+    autoCompactionWaits = false,
+    onRunError,
   }: {
     readonly mayCancel?: boolean;
     /** `input` is what `assertMessages` returned to the caller just now (`compact`, `planCompaction`). */
     readonly checked?: boolean;
+    /**
+     * The caller's loop guard holds automatic compaction back (TRG-5, a stateless fitter's
+     * per-conversation guard): an automatic decision to compact leaves the prompt unchanged
+     * with {@link AUTO_COMPACTION_WAITING}, as a session's does. A prompt that does not fit,
+     * an overflow and a manual request still compact. `compact()` never sets it.
+     */
+    readonly autoCompactionWaits?: boolean;
+    /** Called when the compaction run throws (not measuring or deciding), before the error propagates. */
+    readonly onRunError?: (error: unknown) => void;
   } = {},
-): Promise<{ plan: CompactionPlan; messages: readonly Message[] }> {
+): Promise<{ plan: CompactionPlan; messages: readonly Message[]; ran: boolean }> {
   options.signal?.throwIfAborted();
   const cache = compactionCache(options);
   // Read once (MSG-4; a checked copy passes in one lookup), then the structural rules: problems
@@ -130,7 +148,7 @@ export async function planWithOptions(
     exactWhenNear: requested === 'auto',
     onFallback,
   });
-  return runCompaction(messages, decision, {
+  const run: CompactionRun = {
     ...options,
     cache,
     counter: model.counter,
@@ -138,7 +156,18 @@ export async function planWithOptions(
     mayCancel,
     warnings: model.warnings,
     fallbacks,
-  });
+  };
+  if (!decision.compact) return { ...(await runCompaction(messages, decision, run)), ran: false };
+  if (autoCompactionWaits && decision.mode === 'auto' && !decision.mustFit) {
+    const waiting: CompactionDecision = { ...decision, compact: false, reason: AUTO_COMPACTION_WAITING };
+    return { ...(await runCompaction(messages, waiting, run)), ran: false };
+  }
+  try {
+    return { ...(await runCompaction(messages, decision, run)), ran: true };
+  } catch (error) {
+    onRunError?.(error);
+    throw error;
+  }
 }
 
 /** What one compaction run needs besides the messages and the decision. */

@@ -9,6 +9,7 @@
  */
 import { deriveMessageId, hasDerivedId } from '../messages/normalize.ts';
 import type { Message } from '../messages/types.ts';
+import { INITIAL_LOOP_GUARD, type LoopGuardState } from '../policy/loop-guard.ts';
 
 /**
  * What identifies a message's content: the id a converter derived from it (the integrations'
@@ -31,6 +32,8 @@ export interface RecalledProjection {
   readonly messages: readonly Message[];
   /** How many messages of the request the remembered projection stands for. */
   readonly covered: number;
+  /** The conversation's loop guard (TRG-5), as remembered with the projection. */
+  readonly guard: LoopGuardState;
 }
 
 /** Remembered projections of one fitter, bounded (no module-level state). */
@@ -41,15 +44,22 @@ export interface ProjectionMemory {
    */
   recall(scope: string, messages: readonly Message[]): RecalledProjection | undefined;
   /**
-   * Remembers that `projection` stands for `messages`. Replaces the entry it was recalled from
-   * (the same conversation, one turn further); the least recently used entry goes when full.
+   * Remembers that `projection` stands for `messages`, with the conversation's loop guard
+   * (default: none waiting). Replaces the entry it was recalled from (the same conversation,
+   * one turn further); the least recently used entry goes when full.
    */
   remember(
     scope: string,
     messages: readonly Message[],
     projection: readonly Message[],
     recalled?: RecalledProjection,
+    guard?: LoopGuardState,
   ): void;
+  /**
+   * Replaces the loop guard of the entry `recalled` came from, keeping its history and
+   * projection (a compaction of its continuation threw: nothing new was sent to remember).
+   */
+  rememberGuard(recalled: RecalledProjection, guard: LoopGuardState): void;
   /** Entries held now (tests). */
   readonly size: number;
 }
@@ -59,6 +69,7 @@ interface Entry {
   /** Fingerprints of the history the projection stands for. */
   readonly ids: readonly string[];
   readonly projection: readonly Message[];
+  readonly guard: LoopGuardState;
 }
 
 /**
@@ -98,15 +109,23 @@ export function createProjectionMemory(maxConversations: number): ProjectionMemo
             ? found.projection
             : [...found.projection, ...messages.slice(found.ids.length)],
         covered: found.ids.length,
+        guard: found.guard,
       };
       recalledFrom.set(recalled, found);
       return recalled;
     },
-    remember(scope, messages, projection, recalled) {
+    remember(scope, messages, projection, recalled, guard = INITIAL_LOOP_GUARD) {
       const previous = recalled === undefined ? undefined : recalledFrom.get(recalled);
       entries = entries.filter((entry) => entry !== previous);
-      entries.push({ scope, ids: messages.map(fingerprint), projection });
+      entries.push({ scope, ids: messages.map(fingerprint), projection, guard });
       if (entries.length > max) entries = entries.slice(entries.length - max);
+    },
+    rememberGuard(recalled, guard) {
+      const previous = recalledFrom.get(recalled);
+      if (previous === undefined) return;
+      const updated: Entry = { ...previous, guard };
+      entries = entries.map((entry) => (entry === previous ? updated : entry));
+      recalledFrom.set(recalled, updated);
     },
     get size() {
       return entries.length;

@@ -9,6 +9,13 @@ import { resolveCompactionModel } from '../compaction/resolve-model.ts';
 import type { CompactionEvent } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
+import {
+  INITIAL_LOOP_GUARD,
+  isCompactionAllowed,
+  type LoopGuardState,
+  recordCompaction,
+  recordFailure,
+} from '../policy/loop-guard.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
 import type { Session } from '../session/types.ts';
 import type { ContextOverflow } from './overflow.ts';
@@ -59,7 +66,9 @@ export interface IntegrationCommonOptions {
 /**
  * Stateless: every call is compacted with these `compact()` options (model: the call's, by
  * default), starting from what was sent for the longest remembered history the call's history
- * extends (the last 16 conversations, per integration instance).
+ * extends (the last 16 conversations, per integration instance). Like a session, each
+ * remembered conversation holds automatic compaction back after a compaction that saved under
+ * 5 % (10 messages) or threw (2, 4, 8 … 64 messages); a prompt that does not fit never waits.
  */
 export type StatelessIntegrationOptions = Omit<CompactOptions, 'onEvent' | 'provider'> &
   IntegrationCommonOptions & { readonly session?: undefined };
@@ -170,36 +179,81 @@ function statelessFitting(
       onEvent: emit,
     };
   };
-  const plan = async (messages: readonly Message[], compactOptions: CompactOptions) => {
+  /**
+   * Plans `messages` under the conversation's loop guard (TRG-5, as a session does): while the
+   * guard waits, an automatic compaction leaves the prompt as is; a compaction that ran is
+   * recorded in the guard the way a session records it (`stateAfterPlan`). `count` is the
+   * length of the caller's whole history, what a session counts as its messages.
+   */
+  const plan = async (
+    messages: readonly Message[],
+    compactOptions: CompactOptions,
+    guard: LoopGuardState,
+    count: number,
+    onRunError: () => void,
+  ): Promise<{ sent: readonly Message[]; guard: LoopGuardState }> => {
     // HK-1: after several cancels in a row the hook's cancel is no longer honoured.
-    const { plan, messages: projection } = await planWithOptions(messages, compactOptions, {
+    const {
+      plan,
+      messages: projection,
+      ran,
+    } = await planWithOptions(messages, compactOptions, {
       mayCancel: consecutiveCancels < DEFAULTS.maxConsecutiveCancels,
+      autoCompactionWaits: !isCompactionAllowed(guard, count),
+      onRunError,
     });
     consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;
-    return plan.compacted ? projection : messages;
+    const next =
+      ran && !plan.cancelled && (plan.compacted || plan.mode === 'auto')
+        ? recordCompaction(guard, { messageCount: count, before: plan.tokensBefore, after: plan.tokensAfter })
+        : guard;
+    return { sent: plan.compacted ? projection : messages, guard: next };
   };
   // Issue 19 §2: what was sent for a history, so a request that extends it starts from there
   // (the summary made once, reused until the next compaction) instead of the whole history.
+  // TRG-5: each remembered conversation keeps its loop guard; one not remembered starts with
+  // none waiting, as a new session does.
   const memory = createProjectionMemory(DEFAULTS.rememberedConversations);
   const run = async (request: FitRequest, compactOptions: CompactOptions) => {
     const scope = `${compactOptions.model ?? ''}\u0000${compactOptions.provider ?? ''}`;
-    let recalled: RecalledProjection | undefined = memory.recall(scope, request.messages);
-    let sent: readonly Message[] | undefined;
-    if (recalled !== undefined) {
-      try {
-        sent = await plan(recalled.messages, compactOptions);
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        // E.g. a new tool result whose call the remembered projection summarized: the whole
-        // history is planned as if nothing were remembered.
-        emit({ type: 'projection-reset', error });
-        recalled = undefined;
+    const count = request.messages.length;
+    const remembered = memory.recall(scope, request.messages);
+    let recalled: RecalledProjection | undefined = remembered;
+    const guard = remembered?.guard ?? INITIAL_LOOP_GUARD;
+    let outcome: { sent: readonly Message[]; guard: LoopGuardState } | undefined;
+    // Set when the compaction run itself threw (a hook, the summarizer, the fit), not when the
+    // messages could not be planned: a session backs off after such a failure
+    // (`stateAfterFailure`), and so does this conversation, whatever it planned from.
+    let runFailed = false;
+    const onRunError = () => {
+      runFailed = true;
+    };
+    try {
+      if (recalled !== undefined) {
+        try {
+          outcome = await plan(recalled.messages, compactOptions, guard, count, onRunError);
+        } catch (error) {
+          if (runFailed || request.signal?.aborted) throw error;
+          // E.g. a new tool result whose call the remembered projection summarized: the whole
+          // history is planned as if nothing were remembered.
+          emit({ type: 'projection-reset', error });
+          recalled = undefined;
+        }
       }
+      outcome ??= await plan(request.messages, compactOptions, guard, count, onRunError);
+    } catch (error) {
+      if (runFailed && !request.signal?.aborted) {
+        const failed = recordFailure(guard, count);
+        if (remembered !== undefined) memory.rememberGuard(remembered, failed);
+        else memory.remember(scope, request.messages, request.messages, undefined, failed);
+      }
+      throw error;
     }
-    sent ??= await plan(request.messages, compactOptions);
-    // A history never compacted needs no memory: planning it again is planning the projection.
-    if (recalled !== undefined || sent !== request.messages) {
-      memory.remember(scope, request.messages, sent, recalled);
+    const { sent } = outcome;
+    // A history never compacted and not waiting needs no memory: planning it again is planning
+    // the projection.
+    if (recalled !== undefined || sent !== request.messages || outcome.guard !== INITIAL_LOOP_GUARD) {
+      memory.remember(scope, request.messages, sent, recalled, outcome.guard);
     }
     return sent;
   };
@@ -216,7 +270,7 @@ function statelessFitting(
       return run(request, { ...current, mode: 'overflow', window: next });
     },
     async record() {
-      // Stateless: nothing is kept between calls.
+      // Stateless: usage and replies are not recorded (the next call's history carries the reply).
     },
   };
 }
