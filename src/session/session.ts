@@ -1,5 +1,5 @@
 import { measureContext } from '../compaction/measure-context.ts';
-import { reportOf, runCompaction } from '../compaction/plan-compaction.ts';
+import { AUTO_COMPACTION_WAITING, reportOf, runCompaction } from '../compaction/plan-compaction.ts';
 import type { CompactionPlan, CompactionReport } from '../compaction/types.ts';
 import { ChatfoldError } from '../errors/chatfold-error.ts';
 import { normalizeMessages } from '../messages/normalize.ts';
@@ -411,7 +411,7 @@ export class ChatfoldSession implements Session {
       }
     }
     if (!runs) {
-      report ??= idle(decision.compact ? 'waiting after a stalled or failed compaction' : decision.reason);
+      report ??= idle(decision.compact ? AUTO_COMPACTION_WAITING : decision.reason);
     } else {
       const outcome = await this.#compact({ ...request, summarizerAllowed }, decision);
       if (outcome.conflict) {
