@@ -42,6 +42,30 @@ function turns(from: number, count: number): Message[] {
 
 const SUMMARY = 'The user asked about river deltas; the assistant explained sediment deposition in detail.';
 
+/**
+ * A session grown until it asks for a background job, and the plan a worker (another chatfold
+ * on the same store) then writes: the start of every test of where plans land.
+ */
+async function plannedSession(
+  options: Parameters<typeof createChatfold>[0] & {
+    background: { queue: ReturnType<typeof recordingQueue> };
+  },
+  id: string,
+) {
+  const session = await createChatfold(options).session(id);
+  const events: SessionEvent[] = [];
+  session.on((event) => events.push(event));
+  let turn = 0;
+  while (options.background.queue.jobs.length === 0) {
+    await session.append(turns(turn++, 1));
+    await session.prepare();
+  }
+  const plan = await createChatfold(options)
+    .session(id)
+    .then((worker) => worker.precompact());
+  return { session, events, plan, turn };
+}
+
 describe('background compaction, session side (issue 13)', () => {
   it('queues past the early threshold, applies the worker plan at the trigger with no model call', async () => {
     const store = memoryStore();
@@ -140,17 +164,9 @@ describe('background compaction, session side (issue 13)', () => {
         background: { queue },
         summarizer: async () => SUMMARY,
       };
-      const session = await createChatfold(options).session('lands');
-      const events: SessionEvent[] = [];
-      session.on((event) => events.push(event));
-      let turn = 0;
-      while (queue.jobs.length === 0) {
-        await session.append(turns(turn++, 1));
-        await session.prepare();
-      }
-      const plan = await createChatfold(options)
-        .session('lands')
-        .then((worker) => worker.precompact());
+      const grown = await plannedSession(options, 'lands');
+      const { session, events, plan } = grown;
+      let { turn } = grown;
       expect(plan.reason).toMatch(/planned ahead of the trigger/);
       expect(plan.summary?.source).toBe('llm');
       const asked = queue.asked;
@@ -228,17 +244,7 @@ describe('a background plan applied far past its trigger (issue 19)', () => {
     const store = memoryStore();
     const queue = recordingQueue();
     const options = { window: 32_000, store, background: { queue }, summarizer: async () => SUMMARY };
-    const session = await createChatfold(options).session('far');
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
-    let turn = 0;
-    while (queue.jobs.length === 0) {
-      await session.append(turns(turn++, 1));
-      await session.prepare();
-    }
-    await createChatfold(options)
-      .session('far')
-      .then((worker) => worker.precompact());
+    const { session, events } = await plannedSession(options, 'far');
     const { budget } = await session.status();
     // One pasted document takes the prompt far past the trigger and the budget at once.
     await session.append({
