@@ -62,6 +62,9 @@ class CheckedStamp {
 }
 class CheckedMessage extends CheckedStamp {
   readonly #size: number;
+  /** Whose note {@link note} is (the first owner to write one keeps the slot). */
+  #noteOwner: object | undefined = undefined;
+  #note = 0;
   constructor(target: object, size: number) {
     super(target);
     this.#size = size;
@@ -69,6 +72,41 @@ class CheckedMessage extends CheckedStamp {
   static sizeOf(value: object): number | undefined {
     return #size in value ? (value as CheckedMessage).#size : undefined;
   }
+  static noteOf(value: object, owner: object): number | undefined {
+    return #size in value && (value as CheckedMessage).#noteOwner === owner
+      ? (value as CheckedMessage).#note
+      : undefined;
+  }
+  static setNote(value: object, owner: object, note: number): boolean {
+    if (!(#size in value)) return false;
+    const message = value as CheckedMessage;
+    if (message.#noteOwner !== undefined && message.#noteOwner !== owner) return false;
+    message.#noteOwner = owner;
+    message.#note = note;
+    return true;
+  }
+}
+
+/**
+ * The number `owner` noted on a checked message (a token counter's count of it, issue 19 §3),
+ * or undefined: not a checked copy, nothing noted, or noted by another owner. A field of the
+ * copy, not a `WeakMap` entry: a rebuilt 100k-message list counted again made 100k entries.
+ *
+ * @param message Anything a caller passed as a message (a proxy is never a checked copy).
+ * @param owner Whose note (an object private to its owner).
+ */
+export function checkedNote(message: unknown, owner: object): number | undefined {
+  return typeof message === 'object' && message !== null ? CheckedMessage.noteOf(message, owner) : undefined;
+}
+
+/**
+ * Notes a number for `owner` on a checked message (see {@link checkedNote}).
+ *
+ * @returns Whether it is noted: false when `message` is not a checked copy or another owner
+ *   noted it first (the owner keeps the number elsewhere then).
+ */
+export function noteChecked(message: object, owner: object, note: number): boolean {
+  return CheckedMessage.setNote(message, owner, note);
 }
 
 /**
@@ -224,9 +262,30 @@ export function assertMessage(
   value: unknown,
   index: number | undefined,
   fn: string,
-  options: Pick<AssertMessagesOptions, 'cache'> = {},
+  options: AssertMessageOptions = {},
 ): Message {
-  return checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, options.cache?.table(CHECKED));
+  const checked = options.cache?.table(CHECKED);
+  const previous = options.previous === undefined ? undefined : checkedCopyOf(options.previous, checked);
+  return checkOne(value, index, fn, DEFAULT_MAX_MESSAGE_CHARS, checked, previous);
+}
+
+/** Options of {@link assertMessage}. */
+export interface AssertMessageOptions extends Pick<AssertMessagesOptions, 'cache'> {
+  /**
+   * The message at the same place in the last list the caller checked (a caller's object or
+   * a checked copy), issue 19 §3: a stateless caller sends its history again as new objects
+   * with the same content. `value` is still read once and checked, but read against that
+   * message's checked copy, and when it holds the same content the copy itself is returned —
+   * no new copy, no second check — so counts and memos kept by the copy apply again.
+   */
+  readonly previous?: unknown;
+}
+
+/** The checked copy of `value` (itself when it is one), or undefined when there is none. */
+function checkedCopyOf(value: unknown, checked: WeakMap<object, Message> | undefined): Message | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const known = checked?.get(value) ?? value;
+  return CheckedMessage.sizeOf(known) === undefined ? undefined : (known as Message);
 }
 
 /**
@@ -295,12 +354,14 @@ export function snapshotMessage(
   index: number | undefined,
   fn: string,
   freeze: boolean,
+  previous?: Message,
 ): unknown {
   return snapshotInput(value, {
     root: index === undefined ? 'message' : `messages[${index}]`,
     maxDepth: MAX_NESTING_DEPTH + ENVELOPE_DEPTH,
     freeze,
     fn,
+    ...(previous === undefined ? {} : { previous }),
   });
 }
 
@@ -310,6 +371,7 @@ function checkOne(
   fn: string,
   limit: number,
   checked: WeakMap<object, Message> | undefined,
+  previous?: Message,
 ): Message {
   if (typeof value === 'object' && value !== null) {
     const known = checked?.get(value) ?? value;
@@ -319,12 +381,25 @@ function checkOne(
       return known as Message;
     }
   }
-  const copy = snapshotMessage(value, index, fn, true);
+  // Read once into a frozen copy; against `previous` (a checked copy), what equals it comes
+  // back as its objects, and a message equal throughout comes back as `previous` itself.
+  const copy = snapshotMessage(value, index, fn, true, previous);
+  if (previous !== undefined && copy === previous) {
+    // The same content as a checked copy passes the same check with the same size, unless its
+    // size was not measured (normalizeMessages marks its output with 0: checked under its own
+    // limit): then it is checked here like any copy.
+    const size = CheckedMessage.sizeOf(previous) as number;
+    if (size !== 0) {
+      if (size > limit) throw tooLarge(fn, index, size, limit, false);
+      if (typeof value === 'object' && value !== null) checked?.set(value, previous);
+      return previous;
+    }
+  }
   const result = messageFault(copy, false);
   if (typeof result !== 'number') throw describeFault(copy, index, fn, false, result);
   if (result > limit) throw tooLarge(fn, index, result, limit, false);
   const message = copy as Message;
-  markChecked(message, result);
+  if (message !== previous) markChecked(message, result);
   if (typeof value === 'object' && value !== null) checked?.set(value, message);
   return message;
 }

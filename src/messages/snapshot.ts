@@ -47,7 +47,8 @@ export interface SnapshotOptions {
    * An earlier copy of the same input (issue 19 §2: a history resent with new messages). Every
    * property is still read once, but where what is read equals this copy, its objects are
    * returned instead of new ones, so `===` says what is unchanged and nothing is allocated for
-   * it. Not with `freeze`.
+   * it. With `freeze`, only a copy frozen throughout (a checked message): its objects are
+   * handed out as they are.
    */
   readonly previous?: unknown;
 }
@@ -74,6 +75,9 @@ function define(object: Record<string, unknown>, key: string, value: unknown): v
   } else object[key] = value;
 }
 
+/** A new object for the copy of a plain object, or of one that is not plain. */
+const create = (plain: boolean): Record<string, unknown> => (plain ? {} : Object.create(NOT_PLAIN));
+
 /**
  * A prototype for copies of objects that are not plain (class instances, `Date`s, `Map`s…):
  * their own enumerable keys are copied, and the copy stays non-plain, so checks that accept
@@ -89,14 +93,10 @@ const typedArrayByteLength = Object.getOwnPropertyDescriptor(typedArrayPrototype
 const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')?.get;
 const urlHref = Object.getOwnPropertyDescriptor(URL.prototype, 'href')?.get;
 
-/** What the copy of one object cost: values reached under it, shared ones counted each time. */
-interface Copied {
-  readonly copy: unknown;
-  readonly nodes: number;
-}
-
-/** Marks an object whose copy is being made (reaching it again is a cycle). */
-const IN_PROGRESS: Copied = Object.freeze({ copy: undefined, nodes: 0 });
+/** Objects a reader tracks in a list (a linear search) before it indexes them in a `Map`. */
+const LINEAR_SEEN = 32;
+/** Marks, in a reader's sizes, an object whose copy is being made (reaching it again is a cycle). */
+const IN_PROGRESS = -1;
 
 /**
  * A plain data copy of `value`, reading every property once. Strings, numbers, booleans,
@@ -114,29 +114,96 @@ const IN_PROGRESS: Copied = Object.freeze({ copy: undefined, nodes: 0 });
  *   property threw).
  */
 export function snapshotInput(value: unknown, options: SnapshotOptions): unknown {
-  const reader = new SnapshotReader(options);
-  const previous = options.previous === undefined || options.freeze === true ? NO_PREVIOUS : options.previous;
-  return reader.read(() => reader.copy(value, 1, previous));
+  // One reader serves call after call (issue 19 §3: a rebuilt 100k-message list made 100k
+  // readers, each with its own table); a getter that calls chatfold while a read is under way
+  // finds the spare taken and gets a reader of its own.
+  const reader = spare ?? new SnapshotReader();
+  spare = undefined;
+  try {
+    return reader.snapshot(value, options);
+  } finally {
+    reader.clear();
+    spare = reader;
+  }
 }
 
+let spare: SnapshotReader | undefined;
+
 class SnapshotReader {
-  readonly #options: SnapshotOptions;
-  readonly #maxDepth: number;
-  readonly #freeze: boolean;
+  #options: SnapshotOptions = { root: '' };
+  #maxDepth = MAX_NESTING_DEPTH + ENVELOPE_DEPTH;
+  #freeze = false;
   /** Where the read is: on a throw it still names the property being read (no pop ran). */
   readonly #path: (string | number)[] = [];
-  /** Copies made so far (shared values are copied once). */
-  readonly #copies = new Map<object, Copied>();
   #nodes = 0;
+  // The objects reached so far, each with its copy and the values counted under it (shared
+  // values are copied once, counted each time): parallel lists searched linearly while short
+  // (a message holds about ten objects), indexed by a `Map` once longer.
+  readonly #seen: object[] = [];
+  readonly #copies: unknown[] = [];
+  readonly #sizes: number[] = [];
+  #seenCount = 0;
+  #index: Map<object, number> | undefined;
 
-  constructor(options: SnapshotOptions) {
+  /** Sets the options of a read (a reader made for {@link readOnce} keeps them). */
+  start(options: SnapshotOptions): this {
     this.#options = options;
     this.#maxDepth = options.maxDepth ?? MAX_NESTING_DEPTH + ENVELOPE_DEPTH;
     this.#freeze = options.freeze === true;
+    return this;
+  }
+
+  /** The copy of `value` under `options` (see {@link snapshotInput}). */
+  snapshot(value: unknown, options: SnapshotOptions): unknown {
+    this.start(options);
+    const previous = options.previous === undefined ? NO_PREVIOUS : options.previous;
+    try {
+      return this.copy(value, 1, previous);
+    } catch (error) {
+      throw this.#typed(error);
+    }
+  }
+
+  /** Forgets the last read (its objects are the caller's: nothing is kept alive by a spare reader). */
+  clear(): void {
+    const seen = this.#seen;
+    const copies = this.#copies;
+    for (let index = 0; index < this.#seenCount; index++) {
+      seen[index] = NO_PREVIOUS;
+      copies[index] = undefined;
+    }
+    this.#seenCount = 0;
+    this.#index = undefined;
+    this.#path.length = 0;
+    this.#nodes = 0;
+    this.#options = { root: '' };
+  }
+
+  /** The slot of `value` among the objects reached, or -1. */
+  #find(value: object): number {
+    if (this.#index !== undefined) return this.#index.get(value) ?? -1;
+    const seen = this.#seen;
+    for (let index = 0; index < this.#seenCount; index++) if (seen[index] === value) return index;
+    return -1;
+  }
+
+  /** A new slot for `value`, marked in progress. */
+  #enter(value: object): number {
+    const slot = this.#seenCount++;
+    this.#seen[slot] = value;
+    this.#copies[slot] = undefined;
+    this.#sizes[slot] = IN_PROGRESS;
+    if (this.#index !== undefined) this.#index.set(value, slot);
+    else if (this.#seenCount > LINEAR_SEEN) {
+      const index = new Map<object, number>();
+      for (let at = 0; at < this.#seenCount; at++) index.set(this.#seen[at] as object, at);
+      this.#index = index;
+    }
+    return slot;
   }
 
   /**
-   * The copy of one value. Called inside {@link read}: a getter or trap that throws anywhere
+   * The copy of one value. Called inside {@link snapshot}: a getter or trap that throws anywhere
    * below becomes a typed error at the path it was reading.
    */
   copy(value: unknown, depth: number, previous: unknown = NO_PREVIOUS): unknown {
@@ -144,16 +211,17 @@ class SnapshotReader {
       this.#count(1);
       return value;
     }
-    const seen = this.#copies.get(value);
-    if (seen !== undefined) {
+    const found = this.#find(value);
+    if (found !== -1) {
+      const nodes = this.#sizes[found] as number;
       // Reached again while its own copy is being made: a cycle, which JSON cannot hold.
-      if (seen === IN_PROGRESS) throw nestingError(this.#where(), this.#options.fn);
-      this.#count(seen.nodes);
-      return seen.copy;
+      if (nodes === IN_PROGRESS) throw nestingError(this.#where(), this.#options.fn);
+      this.#count(nodes);
+      return this.#copies[found];
     }
     if (depth > this.#maxDepth) throw nestingError(this.#where(), this.#options.fn);
     const before = this.#nodes;
-    this.#copies.set(value, IN_PROGRESS);
+    const slot = this.#enter(value);
     let copy: unknown;
     if (Array.isArray(value)) copy = this.#array(value, depth, previous);
     else {
@@ -164,7 +232,8 @@ class SnapshotReader {
         const binary = this.#binary(value);
         if (binary !== undefined) {
           const kept = isSameBinary(binary, previous) ? previous : binary;
-          this.#copies.set(value, { copy: kept, nodes: 1 });
+          this.#copies[slot] = kept;
+          this.#sizes[slot] = 1;
           this.#count(1);
           return kept;
         }
@@ -173,7 +242,8 @@ class SnapshotReader {
     }
     if (this.#freeze) Object.freeze(copy);
     this.#count(1);
-    this.#copies.set(value, { copy, nodes: this.#nodes - before });
+    this.#copies[slot] = copy;
+    this.#sizes[slot] = this.#nodes - before;
     return copy;
   }
 
@@ -191,10 +261,19 @@ class SnapshotReader {
         MAX_ARRAY_LENGTH,
       );
     }
+    const path = this.#path;
+    if (previous === NO_PREVIOUS) {
+      const out: unknown[] = new Array(length);
+      for (let index = 0; index < length; index++) {
+        path.push(index);
+        out[index] = this.copy(value[index], depth + 1);
+        path.pop();
+      }
+      return out;
+    }
     // The earlier copy's entries stand in for equal ones; the array itself only when all are.
     const earlier = Array.isArray(previous) ? (previous as unknown[]) : undefined;
     let out: unknown[] | undefined = earlier?.length === length ? undefined : new Array(length);
-    const path = this.#path;
     for (let index = 0; index < length; index++) {
       path.push(index);
       const before = earlier !== undefined && index < earlier.length ? earlier[index] : NO_PREVIOUS;
@@ -215,6 +294,18 @@ class SnapshotReader {
         MAX_ARRAY_LENGTH,
       );
     }
+    const path = this.#path;
+    if (previous === NO_PREVIOUS) {
+      // No earlier copy (every entry check): a new object, key by key.
+      const out = create(plain);
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index] as string;
+        path.push(key);
+        define(out, key, this.copy((value as Record<string, unknown>)[key], depth + 1));
+        path.pop();
+      }
+      return out;
+    }
     // The earlier copy stands in when it is of the same kind with the same keys in the same
     // order and equal values (its objects, or equal primitives).
     const earlier =
@@ -225,16 +316,14 @@ class SnapshotReader {
         ? (previous as Record<string, unknown>)
         : undefined;
     const earlierKeys = earlier === undefined ? undefined : Object.keys(earlier);
-    const create = (): Record<string, unknown> => (plain ? {} : Object.create(NOT_PLAIN));
-    let out = earlierKeys?.length === keys.length ? undefined : create();
-    const path = this.#path;
+    let out = earlierKeys?.length === keys.length ? undefined : create(plain);
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index] as string;
       path.push(key);
       const before = earlier !== undefined && earlierKeys?.[index] === key ? earlier[key] : NO_PREVIOUS;
       const copy = this.copy((value as Record<string, unknown>)[key], depth + 1, before);
       if (out === undefined && !Object.is(copy, before)) {
-        out = create();
+        out = create(plain);
         for (const kept of keys.slice(0, index))
           define(out, kept, (earlier as Record<string, unknown>)[kept]);
       }
@@ -291,15 +380,20 @@ class SnapshotReader {
     try {
       return read();
     } catch (error) {
-      if (ChatfoldError.isInstance(error)) throw error;
-      const where = this.#where();
-      const fn = this.#options.fn;
-      throw new ChatfoldError(
-        'E_INVALID_MESSAGE',
-        `${fn === undefined ? '' : `${fn}: `}${where}: could not be read (${describeThrown(error)}); pass plain data`,
-        { where, ...(fn === undefined ? {} : { function: fn }) },
-      );
+      throw this.#typed(error);
     }
+  }
+
+  /** A `ChatfoldError` as it is; anything else a getter or trap threw as `E_INVALID_MESSAGE` at the path. */
+  #typed(error: unknown): unknown {
+    if (ChatfoldError.isInstance(error)) return error;
+    const where = this.#where();
+    const fn = this.#options.fn;
+    return new ChatfoldError(
+      'E_INVALID_MESSAGE',
+      `${fn === undefined ? '' : `${fn}: `}${where}: could not be read (${describeThrown(error)}); pass plain data`,
+      { where, ...(fn === undefined ? {} : { function: fn }) },
+    );
   }
 
   #tooLarge(what: string, actual: number, limit: number): ChatfoldError {
@@ -328,7 +422,7 @@ class SnapshotReader {
  * whatever it throws becomes `E_INVALID_MESSAGE` at `where`.
  */
 export function readOnce<T>(read: () => T, where: string, fn?: string): T {
-  return new SnapshotReader({ root: where, ...(fn === undefined ? {} : { fn }) }).read(read);
+  return new SnapshotReader().start({ root: where, ...(fn === undefined ? {} : { fn }) }).read(read);
 }
 
 /** `Array.isArray`, false for a revoked proxy (where `Array.isArray` itself throws). */

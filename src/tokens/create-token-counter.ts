@@ -1,5 +1,11 @@
 import { ChatfoldError } from '../errors/chatfold-error.ts';
-import { assertMessage, assertMessages, readMessageList } from '../messages/check-messages.ts';
+import {
+  assertMessage,
+  assertMessages,
+  checkedNote,
+  noteChecked,
+  readMessageList,
+} from '../messages/check-messages.ts';
 import { contentHash } from '../messages/content-hash.ts';
 import { createEngineCache } from '../messages/engine-cache.ts';
 import { toToolDefinitions } from '../messages/tools/to-tool-definitions.ts';
@@ -158,8 +164,17 @@ export function createTokenCounter({
   // This counter's compactions share memo tables (issue 22 §3), never another counter's.
   const cache = createEngineCache();
   // Per message object (a session's messages come back every turn), then per content (the
-  // same message rebuilt by a converter, as the stateless SDK middleware does each call).
+  // same message rebuilt by a converter, as the stateless SDK middleware does each call). A
+  // count is noted on the checked copy itself (issue 19 §3: a weak-map entry per message of a
+  // rebuilt list cost more than its lookup); `byObject` holds the counts of copies another
+  // counter noted first.
+  const owner: object = Object.freeze({});
   const byObject = new WeakMap<Message, number>();
+  const known = (message: Message): number | undefined =>
+    checkedNote(message, owner) ?? byObject.get(message);
+  const remember = (message: Message, tokens: number): void => {
+    if (!noteChecked(message, owner, tokens)) byObject.set(message, tokens);
+  };
   const byContent = createCountCache(cacheSize, { ceiling: fixedSize ?? MAX_CACHE_SIZE });
   const scale = (tokens: number): number =>
     format.contentMultiplier === 1 ? tokens : Math.ceil(tokens * format.contentMultiplier);
@@ -201,8 +216,8 @@ export function createTokenCounter({
   // issue 19 §3: stages skip counting messages that surely fit).
   const atMostMessage = (message: Message): number => {
     // A message counted before: its count is the tightest bound, and costs one lookup.
-    const known = byObject.get(message);
-    if (known !== undefined) return known;
+    const counted = known(message);
+    if (counted !== undefined) return counted;
     let tokens =
       format.perMessage +
       2 * Math.abs(format.perName) +
@@ -235,29 +250,32 @@ export function createTokenCounter({
     return tokens + scale(content);
   };
 
-  const countMessage = (message: Message, fn = 'countMessage'): number => {
+  // `previous`: the last list's message at this place (a rebuilt list's equal message comes
+  // back from the entry check as that message's checked copy, whose count is noted on it).
+  const countMessage = (message: Message, fn = 'countMessage', previous?: Message): number => {
+    const options = previous === undefined ? { cache } : { cache, previous };
     // A few string lengths cost less than any cache lookup (the entry check remembers).
-    if (isCheap) return encodeMessage(assertMessage(message, undefined, fn, { cache }));
-    const known = byObject.get(message);
-    if (known !== undefined) return known;
+    if (isCheap) return encodeMessage(assertMessage(message, undefined, fn, options));
+    const counted = known(message);
+    if (counted !== undefined) return counted;
     // Entry check (MSG-4) on first sight: a message counted once is known well-formed (and
     // a compaction with this counter's cache knows it too).
     // The checked copy is what is read (issue 24 §2): a proxy cannot answer the check one way
     // and the count another.
-    const checked = assertMessage(message, undefined, fn, { cache });
+    const checked = assertMessage(message, undefined, fn, options);
     // A caller's object seen before is found through the entry check's cache: its checked copy.
-    const copied = checked === message ? undefined : byObject.get(checked);
+    const copied = checked === message ? undefined : known(checked);
     if (copied !== undefined) return copied;
     const tokens = byContent.remember(messageKey(checked, format.countsReasoning === true), () =>
       encodeMessage(checked),
     );
     // Kept by the checked copy, which the engine works on from here (compaction, the next
-    // count), not by the caller's object as well: one weak-map entry a message (issue 19 §3).
-    byObject.set(checked, tokens);
+    // count), not by the caller's object as well (issue 19 §3).
+    remember(checked, tokens);
     return tokens;
   };
   // Recounting a list that extends the last one counted reads only the new messages (TOK-6).
-  const countList = createPrefixMemo((message) => countMessage(message, 'count'));
+  const countList = createPrefixMemo((message, previous) => countMessage(message, 'count', previous));
 
   // Tool definitions are sent with every call: their count is cached by content (TOK-6), so a
   // session's prepare() or the SDK middleware does not re-tokenize the same schemas each turn.

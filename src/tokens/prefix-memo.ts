@@ -24,11 +24,17 @@ export interface ListCount {
  * next count replaces or clears it. A recount after one append costs one pointer comparison
  * per message and no allocation.
  *
- * @param countMessage - Counts one message (cached per object and content by the counter).
+ * A list that is not an extension of the last one (a stateless caller's history, rebuilt as
+ * new objects on every call) is counted message by message, each given the last list's
+ * message at the same place (issue 19 §3): the counter reads it against that message's
+ * checked copy, and equal content comes back as that copy, counted already.
+ *
+ * @param countMessage - Counts one message (cached per object and content by the counter),
+ *   given the last list's message at its place, if any.
  * @returns A function from a list to its per-message counts and their sum.
  */
 export function createPrefixMemo(
-  countMessage: (message: Message) => number,
+  countMessage: (message: Message, previous: Message | undefined) => number,
 ): (messages: readonly Message[]) => ListCount {
   let memo: { messages: Message[]; perMessage: number[]; sum: number } | undefined;
   return (messages) => {
@@ -36,7 +42,7 @@ export function createPrefixMemo(
       // Forget the last list: the memo must never keep a history alive that its owner dropped
       // (after a compaction, a session counts only its short projection).
       memo = undefined;
-      const perMessage = messages.map(countMessage);
+      const perMessage = messages.map((message) => countMessage(message, undefined));
       let sum = 0;
       for (const tokens of perMessage) sum += tokens;
       return { perMessage: () => [...perMessage], sum };
@@ -50,6 +56,8 @@ export function createPrefixMemo(
     let refs: Message[];
     let perMessage: number[];
     let sum: number;
+    // The last list's messages past the shared prefix: each a hint for the message at its place.
+    let last: readonly Message[] | undefined;
     if (memo !== undefined && shared === memo.messages.length) {
       // The last list is a prefix: extend it in place (the memo's arrays are never handed out).
       ({ messages: refs, perMessage, sum } = memo);
@@ -57,15 +65,17 @@ export function createPrefixMemo(
       // throws (a malformed one, MSG-4) must not leave them behind for the next call.
       memo = undefined;
     } else {
-      refs = messages.slice(0, shared);
+      last = memo?.messages;
+      // The whole list at once (the loop below only fills counts for it).
+      refs = messages.slice();
       perMessage = memo === undefined ? [] : memo.perMessage.slice(0, shared);
       sum = 0;
       for (const tokens of perMessage) sum += tokens;
     }
     for (let i = shared; i < messages.length; i++) {
       const message = messages[i] as Message;
-      const tokens = countMessage(message);
-      refs.push(message);
+      const tokens = countMessage(message, last !== undefined && i < last.length ? last[i] : undefined);
+      if (refs.length === i) refs.push(message);
       perMessage.push(tokens);
       sum += tokens;
     }
