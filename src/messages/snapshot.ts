@@ -240,7 +240,8 @@ class SnapshotReader {
         copy = this.#object(value, depth, false, previous);
       }
     }
-    if (this.#freeze) Object.freeze(copy);
+    // An earlier copy handed back is frozen already (with `freeze`, only a frozen one is given).
+    if (this.#freeze && copy !== previous) Object.freeze(copy);
     this.#count(1);
     this.#copies[slot] = copy;
     this.#sizes[slot] = this.#nodes - before;
