@@ -277,7 +277,7 @@ async function withClippedBoundary(
   units: readonly MessageUnit[],
   headEnd: number,
   tailStart: number,
-  made: { result: StrategyResult; made: SummaryResult },
+  made: { result: StrategyResult; made: SummaryResult; leftOut: number },
   options: SummarizeStrategyOptions,
   context: StrategyContext,
   remake: boolean,
@@ -350,7 +350,9 @@ async function withClippedBoundary(
       context,
       remake ? undefined : made.made,
     );
-    if (longer === undefined) return undefined;
+    // The group is kept only with room the summary's facts did not need: a ledger cut shorter
+    // to make room for it would trade paths and commands for clipped text.
+    if (longer === undefined || longer.leftOut > made.leftOut) return undefined;
     const lands = projectedTokens(clippedMessages, units, headEnd, unit.start, longer.result, context);
     if (lands > context.target) return undefined;
     const { edits, effect } = longer.result;
@@ -651,7 +653,7 @@ async function summarizeOnce(
   options: SummarizeStrategyOptions,
   context: StrategyContext,
   reuse?: SummaryResult,
-): Promise<{ result: StrategyResult; made: SummaryResult } | undefined> {
+): Promise<{ result: StrategyResult; made: SummaryResult; leftOut: number } | undefined> {
   const { drop, toSummarize, previous, previousFiles, kept } = spanOf(
     messages,
     units,
@@ -865,6 +867,7 @@ async function summarizeOnce(
       effect: stageEffect({ summarized: toSummarize.length, notes }),
     },
     made: result,
+    leftOut: ledgerSize(result.ledger) - ledgerSize(ledger),
   };
 }
 
