@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contextView } from '../cli/repl/context-view.ts';
 import { memoryStore } from '../stores/memory/index.ts';
 import { buildConversation } from '../test/build-conversation.ts';
+import { toGauge } from '../web/server/context-gauge.ts';
 import { INITIAL_SESSION_STATE } from './compaction-state.ts';
 import { createChatfold } from './create-chatfold.ts';
 import { sessionStateKey } from './session.ts';
@@ -39,6 +40,10 @@ describe('the wait after a compaction that did not help is shown, not hidden (TR
     );
     expect(status.willCompactNextTurn).toBe(false);
     expect(status.autoCompactionResumesAt).toBe(messages + 3);
+    expect(toGauge(status)).toMatchObject({
+      willCompactNextTurn: false,
+      autoCompactionResumesAt: messages + 3,
+    });
     expect(contextView(status, { model: 'gpt-4o' }).join('\n')).toMatch(
       new RegExp(
         `Waiting: the last compaction did not help; automatic compaction resumes at message ${messages + 3}`,
@@ -54,6 +59,7 @@ describe('the wait after a compaction that did not help is shown, not hidden (TR
     const resumed = await session.status();
     expect(resumed.reason).not.toMatch(/waits/);
     expect(resumed.autoCompactionResumesAt).toBeUndefined();
+    expect(toGauge(resumed).autoCompactionResumesAt).toBeUndefined();
     expect((await session.prepare()).report.compacted).toBe(true);
   });
 });

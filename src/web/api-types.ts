@@ -90,6 +90,11 @@ export interface Gauge {
   readonly messagesSummarized: number;
   readonly willCompactNextTurn: boolean;
   /**
+   * Set while automatic compaction waits after one that did not help (saved under 5 %, or
+   * failed): the message count in history at which it may run again.
+   */
+  readonly autoCompactionResumesAt?: number;
+  /**
    * Tokens one message may use and still be sent whole: the budget minus the system prompt and
    * the summary. A longer one reaches the model clipped; the box warns before sending it
    * (FR-5.3.1).

@@ -46,6 +46,9 @@ export function toGauge(status: SessionStatus): Gauge {
     messagesInHistory: status.messagesInHistory,
     messagesSummarized: status.messagesSummarized,
     willCompactNextTurn: status.willCompactNextTurn,
+    ...(status.autoCompactionResumesAt === undefined
+      ? {}
+      : { autoCompactionResumesAt: status.autoCompactionResumesAt }),
     // A message larger than what the budget leaves beside the system prompt and the summary
     // cannot be sent whole: the final fit clips it (FR-5.3.1).
     maxMessageTokens: Math.max(1, status.budget - breakdown.systemPrompt - breakdown.summary),

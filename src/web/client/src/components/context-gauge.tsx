@@ -70,6 +70,9 @@ export function ContextGauge({ gauge }: { readonly gauge: Gauge }) {
           {formatCount(gauge.messagesInHistory)} messages in history, {formatCount(gauge.messagesSummarized)}{' '}
           summarized.
           {gauge.willCompactNextTurn ? ' The next message will compact the history.' : ''}
+          {!gauge.willCompactNextTurn && gauge.autoCompactionResumesAt !== undefined
+            ? ` The last compaction did not help: automatic compaction waits until message ${formatCount(gauge.autoCompactionResumesAt)} (a prompt that does not fit is still compacted).`
+            : ''}
         </p>
       </section>
     </div>
