@@ -34,7 +34,10 @@ function folder(name: string, change: (dir: string) => void): string {
 const turns = fc
   .array(fc.oneof(fc.lorem({ maxCount: 20 }), fc.string({ maxLength: 80 })), { minLength: 1, maxLength: 6 })
   .map((texts): Turn[] =>
-    texts.map((text, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `${text}.` })),
+    // No leading whitespace: the reference renderer (@huggingface/jinja 0.5) strips every
+    // whitespace where Qwen 3's template asks for `content.lstrip('\n')` (Python, and so a
+    // server, strips only newlines; chatfold counts what Python renders).
+    texts.map((text, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `${text.trimStart()}.` })),
   );
 
 describe('createHuggingFaceTokenCounter: a local tokenizer.json + tokenizer_config.json (TOK-3)', () => {
