@@ -10,10 +10,10 @@ import type { CompactionEvent } from '../compaction/types.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { Message, Provider, ToolDefinition } from '../messages/types.ts';
 import {
+  guardAfterPlan,
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
   type LoopGuardState,
-  recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
 import { windowAfterOverflow } from '../policy/overflow-window.ts';
@@ -182,7 +182,7 @@ function statelessFitting(
   /**
    * Plans `messages` under the conversation's loop guard (TRG-5, as a session does): while the
    * guard waits, an automatic compaction leaves the prompt as is; a compaction that ran is
-   * recorded in the guard the way a session records it (`stateAfterPlan`). `count` is the
+   * recorded in the guard by the session's rule (`guardAfterPlan`). `count` is the
    * length of the caller's whole history, what a session counts as its messages.
    */
   const plan = async (
@@ -203,11 +203,10 @@ function statelessFitting(
       onRunError,
     });
     consecutiveCancels = plan.cancelled ? consecutiveCancels + 1 : 0;
-    const next =
-      ran && !plan.cancelled && (plan.compacted || plan.mode === 'auto')
-        ? recordCompaction(guard, { messageCount: count, before: plan.tokensBefore, after: plan.tokensAfter })
-        : guard;
-    return { sent: plan.compacted ? projection : messages, guard: next };
+    return {
+      sent: plan.compacted ? projection : messages,
+      guard: ran ? guardAfterPlan(guard, plan, count) : guard,
+    };
   };
   // Issue 19 §2: what was sent for a history, so a request that extends it starts from there
   // (the summary made once, reused until the next compaction) instead of the whole history.

@@ -47,6 +47,26 @@ export function recordCompaction(
   return INITIAL_LOOP_GUARD;
 }
 
+/**
+ * The state after a compaction ran at `messageCount` (a session's and a stateless fitter's one
+ * rule): a cancelled run changes nothing; one that compacted, or an automatic one that did not,
+ * is recorded by how much it saved.
+ */
+export function guardAfterPlan(
+  state: LoopGuardState,
+  plan: {
+    readonly cancelled: boolean;
+    readonly compacted: boolean;
+    readonly mode: string;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+  },
+  messageCount: number,
+): LoopGuardState {
+  if (plan.cancelled || !(plan.compacted || plan.mode === 'auto')) return state;
+  return recordCompaction(state, { messageCount, before: plan.tokensBefore, after: plan.tokensAfter });
+}
+
 /** The state after a failed compaction at `messageCount`: exponential back-off in messages. */
 export function recordFailure(state: LoopGuardState, messageCount: number): LoopGuardState {
   const failures = state.consecutiveFailures + 1;

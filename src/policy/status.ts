@@ -1,6 +1,7 @@
 import type { CountAccuracy } from '../tokens/types.ts';
 import type { ContextPolicy } from './context-policy.ts';
 import { type CompactionDecision, type ContextMeasure, decide, type TriggerCondition } from './decide.ts';
+import { isCompactionAllowed, type LoopGuardState } from './loop-guard.ts';
 
 /** The current summary, as `status()` shows it. */
 export interface SummaryStatus {
@@ -54,10 +55,10 @@ export interface ContextStatusInput {
   readonly nextTurnTokens?: number;
   readonly summary?: SummaryStatus;
   /**
-   * A session's wait after a compaction that did not help (TRG-5): automatic compaction may
-   * run again once the history holds `resumeAt` messages; it holds `messages` now.
+   * A session's loop guard (TRG-5) and the messages its history holds now: while it waits after
+   * a compaction that did not help, automatic compaction is held back.
    */
-  readonly waiting?: { readonly resumeAt: number; readonly messages: number };
+  readonly guard?: { readonly state: LoopGuardState; readonly messages: number };
 }
 
 /** Computes the data `status()` returns (TRG-6) from the same `decide` every product uses. Pure. */
@@ -67,7 +68,7 @@ export function contextStatus({
   tokenizer,
   nextTurnTokens = 0,
   summary,
-  waiting,
+  guard,
 }: ContextStatusInput): ContextStatus {
   const now: CompactionDecision = decide(measure, policy, 'auto');
   const next = decide(
@@ -85,8 +86,9 @@ export function contextStatus({
     return values.length ? Math.min(...values) : undefined;
   };
   // Whether the session's wait still holds `added` messages from now (a prompt that does not fit never waits).
-  const holds = (added: number): boolean =>
-    waiting !== undefined && waiting.messages + added < waiting.resumeAt;
+  const waits = (added: number): boolean =>
+    guard !== undefined && !isCompactionAllowed(guard.state, guard.messages + added);
+  const resumesAt = guard !== undefined && waits(0) ? guard.state.resumeAt : undefined;
   const messagesTrigger = smallest('messages');
   const tokensTrigger = smallest('tokens');
   return {
@@ -101,12 +103,12 @@ export function contextStatus({
     conditions: now.conditions,
     policy,
     reason:
-      now.compact && !now.mustFit && holds(0)
-        ? `${now.reason}, but automatic compaction waits after one that did not help: it may run again at message ${waiting?.resumeAt} (${(waiting?.resumeAt ?? 0) - (waiting?.messages ?? 0)} to go)`
+      now.compact && !now.mustFit && resumesAt !== undefined
+        ? `${now.reason}, but automatic compaction waits after one that did not help: it may run again at message ${resumesAt} (${resumesAt - (guard?.messages ?? 0)} to go)`
         : now.reason,
     heldByFloor: now.heldByFloor,
-    willCompactNextTurn: next.compact && (next.mustFit || !holds(1)),
-    ...(waiting !== undefined && holds(0) ? { autoCompactionResumesAt: waiting.resumeAt } : {}),
+    willCompactNextTurn: next.compact && (next.mustFit || !waits(1)),
+    ...(resumesAt === undefined ? {} : { autoCompactionResumesAt: resumesAt }),
     ...(summary === undefined ? {} : { summary }),
     accuracy: measure.accuracy,
     tokenizer,

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { CompactionPlan } from '../compaction/types.ts';
 import { parseVersionedRecord, type RecordFormat } from '../options/parse-record.ts';
 import {
+  guardAfterPlan,
   INITIAL_LOOP_GUARD,
   isCompactionAllowed,
   type LoopGuardState,
-  recordCompaction,
   recordFailure,
 } from '../policy/loop-guard.ts';
 
@@ -58,17 +58,11 @@ export function stateAfterPlan(
   },
 ): { state: SessionCompactionState; backoff?: { failures: number; retryAfterMs: number } } {
   if (plan.cancelled) return { state: { ...state, consecutiveCancels: state.consecutiveCancels + 1 } };
-  let next: SessionCompactionState = { ...state, consecutiveCancels: 0 };
-  if (plan.compacted || plan.mode === 'auto') {
-    next = {
-      ...next,
-      guard: recordCompaction(state.guard, {
-        messageCount,
-        before: plan.tokensBefore,
-        after: plan.tokensAfter,
-      }),
-    };
-  }
+  const next: SessionCompactionState = {
+    ...state,
+    consecutiveCancels: 0,
+    guard: guardAfterPlan(state.guard, plan, messageCount),
+  };
   if (!llmCalled) return { state: next };
   // A summary the model wrote (clipped or not) is a success; any other summarizer fallback is a failure.
   const failed = plan.fallbacks.some(

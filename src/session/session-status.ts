@@ -1,5 +1,6 @@
 import type { ContextPolicy } from '../policy/context-policy.ts';
 import { type ContextMeasure, policyBudget } from '../policy/decide.ts';
+import type { LoopGuardState } from '../policy/loop-guard.ts';
 import { contextStatus } from '../policy/status.ts';
 import { chatfoldMetadata } from '../projection/chatfold-metadata.ts';
 import type { UnderReport } from '../tokens/calibrated-counter.ts';
@@ -20,7 +21,7 @@ export function sessionStatus({
   policy,
   compactions,
   pending,
-  resumeAt,
+  guard,
 }: {
   sessionId: string;
   projection: SessionProjection;
@@ -29,8 +30,8 @@ export function sessionStatus({
   policy: ContextPolicy;
   compactions: number;
   pending?: PendingPlan | undefined;
-  /** Where the session's wait after a compaction that did not help ends (messages in history). */
-  resumeAt?: number | undefined;
+  /** The session's loop guard: whether automatic compaction waits after one that did not help. */
+  guard?: LoopGuardState | undefined;
 }): SessionStatus {
   const messages = projection.messages;
   const count = counter.count(messages);
@@ -58,7 +59,7 @@ export function sessionStatus({
     measure: { ...measure, tokens: count.total },
     policy,
     tokenizer: counter.tokenizer,
-    ...(resumeAt === undefined ? {} : { waiting: { resumeAt, messages: projection.lastSeq } }),
+    ...(guard === undefined ? {} : { guard: { state: guard, messages: projection.lastSeq } }),
     ...(snapshot === undefined || summarized === 0
       ? {}
       : {

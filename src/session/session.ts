@@ -223,7 +223,7 @@ export class ChatfoldSession implements Session {
         policy: this.#config.policy,
         compactions,
         pending: this.#backgroundJobs.isEnabled ? await this.#backgroundJobs.pending() : undefined,
-        resumeAt: this.#state.guard.resumeAt,
+        guard: this.#state.guard,
       });
     });
   }
