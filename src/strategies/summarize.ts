@@ -375,7 +375,7 @@ async function withClippedBoundary(
   return best?.result;
 }
 
-/** Tokens of what clipping leaves of a message whatever the limit: its calls, signed reasoning, images. */
+/** Tokens of what clipping never cuts: a message's calls and signed reasoning. */
 function fixedTokensOf(message: Message, context: StrategyContext): number {
   const kept = message.parts.filter(
     (part) => part.type === 'tool-call' || (part.type === 'reasoning' && part.signature !== undefined),
